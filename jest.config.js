@@ -1,0 +1,16 @@
+/**
+ * Tests run against a real PostgreSQL: global-setup starts one embedded cluster per jest worker
+ * (or uses DATABASE_URL's server) with a migrated, seeded template database; each test file clones
+ * its own database from the template, so files start clean and run in parallel.
+ */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/contracts/**/*.pact.spec.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: process.env.JEST_WORKERS ? Number(process.env.JEST_WORKERS) : 2,
+  testTimeout: 30000,
+  errorOnDeprecated: true,
+};

@@ -1,0 +1,38 @@
+/** Handlers of the v2 `Account` tag. */
+import type { Context as ApiContext } from 'openapi-backend';
+import type Koa from 'koa';
+import type { operations } from '../../../generated/types/v2';
+import type { Deps } from '../../deps';
+import type { Principal } from '../../domain/principal';
+import { findUserById } from '../../domain/users';
+import { localDateTime } from '../../domain/time';
+import { notFound } from '../../http/errors';
+
+type Profile = operations['getProfile']['responses'][200]['content']['application/json'];
+
+export function accountHandlers(deps: Deps) {
+  return {
+    /** The caller's profile; needs no particular scope, so it doubles as a token test. */
+    async getProfile(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ctx.state.principal as Principal;
+      const user = await findUserById(deps.db, principal.userId);
+      if (!user) throw notFound('This account no longer exists.');
+      const body: Profile = {
+        username: user.username,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        avatar: user.avatar,
+        timezone: user.timezone,
+        local_time: localDateTime(deps.now(), user.timezone),
+        imperial_distance: user.imperial_distance,
+        imperial_weight: user.imperial_weight,
+        imperial_energy: user.imperial_energy,
+        imperial_liquid: user.imperial_liquid,
+        imperial_temperature: user.imperial_temperature,
+        trial: user.trial,
+        delinquent: user.delinquent,
+      };
+      ctx.body = body;
+    },
+  };
+}

@@ -1,0 +1,8 @@
+/** Every handler of the version 2 document, keyed by operationId (one file per tag). */
+import type { Deps } from '../../deps';
+import type { HandlerMap } from '../../http/openapi';
+import { accountHandlers } from './account';
+
+export function v2Handlers(deps: Deps): HandlerMap {
+  return { ...accountHandlers(deps) };
+}

@@ -1,0 +1,55 @@
+/**
+ * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
+ * request id + log + error mapping -> security headers -> trailing-slash redirect -> health and
+ * docs -> authentication -> rate limit -> the openapi-backend of its document -> handler.
+ */
+import Koa from 'koa';
+import helmet from 'koa-helmet';
+import type { Deps } from './deps';
+import { requestContext } from './http/request-context';
+import { trailingSlashRedirect } from './http/trailing-slash';
+import { metaRoutes } from './http/meta-routes';
+import { authenticate } from './http/auth';
+import { createRateLimiter, rateLimit } from './http/rate-limit';
+import { apiFor, createBackend, dispatch, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
+import { HttpError } from './http/errors';
+import { v2Handlers } from './api/v2';
+
+/** Handler sets per document. */
+function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
+  return { v2: v2Handlers(deps), v1: {}, oauth: {} };
+}
+
+/** Operations of the contract whose handlers have not landed yet answer 501 with the error body. */
+const notYetServed: OperationHandler = (c) => {
+  throw new HttpError(501, `${c.operation.operationId} is part of the contract but not served by this build yet.`);
+};
+
+export interface BuiltApp {
+  app: Koa;
+  backends: Record<ApiName, Backend>;
+}
+
+export async function createApp(deps: Deps): Promise<BuiltApp> {
+  const handlers = handlersFor(deps);
+  const backends = {} as Record<ApiName, Backend>;
+  for (const name of ['v2', 'v1', 'oauth'] as ApiName[]) {
+    backends[name] = await createBackend(name, handlers[name], notYetServed);
+  }
+  const app = new Koa({ proxy: deps.config.trustProxy });
+  const meta = metaRoutes(deps.db);
+
+  app.use(requestContext(deps.logger));
+  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
+  app.use(async (ctx, next) => {
+    ctx.state.publicUrl = deps.config.publicUrl;
+    await next();
+  });
+  app.use(trailingSlashRedirect());
+  app.use(meta.routes());
+  app.use(authenticate(deps.db, deps.now));
+  const limitRequests = rateLimit(createRateLimiter(deps.db, deps.config.rateLimitPerHour), deps.config.rateLimitPerHour);
+  app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx, next) : next()));
+  app.use(dispatch(backends));
+  return { app, backends };
+}

@@ -1,0 +1,22 @@
+/**
+ * Every migration, oldest first. Listed statically (no directory globbing) so the same list runs
+ * from compiled JavaScript, under ts-node and under jest's TypeScript transform.
+ * Add a migration: create `<yyyymmddhhmmss>_<what>.ts` exporting `up` and `down`, append it here.
+ */
+import type { Knex } from 'knex';
+import * as initial from './20261122000001_initial';
+import * as rateLimits from './20261122000002_rate_limits';
+
+/** One migration as knex's custom migration source sees it. */
+export interface NamedMigration {
+  /** Stored in `knex_migrations`; never rename one that has shipped. */
+  readonly name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** The migrations in the order they apply. */
+export const MIGRATIONS: readonly NamedMigration[] = [
+  { name: '20261122000001_initial', ...initial },
+  { name: '20261122000002_rate_limits', ...rateLimits },
+];

@@ -1,0 +1,34 @@
+/** Browser sessions: a random id in an HttpOnly cookie, stored hashed, valid for two weeks. */
+import type { Knex } from 'knex';
+import { hashCredential, newSecret } from './credentials';
+
+export const SESSION_COOKIE = 'daybook_session';
+export const SESSION_LIFETIME_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** Starts a session for a person and returns the cookie value. */
+export async function createSession(db: Knex, userId: number, now: Date): Promise<string> {
+  const id = newSecret();
+  await db('sessions').insert({
+    user_id: userId,
+    id_hash: hashCredential(id),
+    csrf_secret: newSecret(),
+    created_at: now,
+    last_seen_at: now,
+    expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+  });
+  return id;
+}
+
+/** The user of a live session, or undefined. */
+export async function findSessionUser(db: Knex, id: string, now: Date): Promise<{ userId: number; username: string } | undefined> {
+  const row = await db('sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.id_hash', hashCredential(id))
+    .where('s.expires_at', '>', now)
+    .first('u.id', 'u.username');
+  return row ? { userId: row.id, username: row.username } : undefined;
+}
+
+export async function endSession(db: Knex, id: string): Promise<void> {
+  await db('sessions').where({ id_hash: hashCredential(id) }).delete();
+}

@@ -1,0 +1,98 @@
+/** People: accounts, their profile fields and their simple token. */
+import type { Knex } from 'knex';
+import { HttpError } from '../http/errors';
+import { hashCredential, hashPassword, simpleTokenFor } from './credentials';
+import { isValidTimeZone } from './time';
+
+export interface User {
+  id: number;
+  username: string;
+  first_name: string;
+  last_name: string;
+  avatar: string;
+  bio: string;
+  url: string;
+  timezone: string;
+  private: boolean;
+  imperial_distance: boolean;
+  imperial_weight: boolean;
+  imperial_energy: boolean;
+  imperial_liquid: boolean;
+  imperial_temperature: boolean;
+  trial: boolean;
+  delinquent: boolean;
+  simple_token_version: number;
+}
+
+const USER_COLUMNS = [
+  'id', 'username', 'first_name', 'last_name', 'avatar', 'bio', 'url', 'timezone', 'private',
+  'imperial_distance', 'imperial_weight', 'imperial_energy', 'imperial_liquid', 'imperial_temperature',
+  'trial', 'delinquent', 'simple_token_version',
+] as const;
+
+/** Usernames: 1-150 letters, digits and @ . + - _ (they appear in version 1 paths). */
+const USERNAME = /^[A-Za-z0-9@.+_-]{1,150}$/;
+
+export function validateUsername(username: string): void {
+  if (!USERNAME.test(username) || username === '$self') {
+    throw new HttpError(400, 'A username is 1 to 150 letters, digits and the characters @ . + - _.');
+  }
+}
+
+export function validatePassword(password: string): void {
+  if (password.length < 8 || password.length > 1024) {
+    throw new HttpError(400, 'A password is 8 to 1024 characters long.');
+  }
+}
+
+/** Creates an account; the username is unique whatever its letter case. */
+export async function createUser(
+  db: Knex,
+  input: { username: string; password: string; timezone?: string },
+  secretKey: string,
+): Promise<{ user: User; simpleToken: string }> {
+  validateUsername(input.username);
+  validatePassword(input.password);
+  const timezone = input.timezone ?? 'UTC';
+  if (!isValidTimeZone(timezone)) throw new HttpError(400, `Unknown timezone "${timezone}": use an IANA name such as Europe/London.`);
+  const passwordHash = await hashPassword(input.password);
+  const inserted = await db('users')
+    .insert({ username: input.username, password_hash: passwordHash, timezone })
+    .onConflict(db.raw('(lower(username))'))
+    .ignore()
+    .returning(USER_COLUMNS as unknown as string[]);
+  if (inserted.length === 0) throw new HttpError(400, `The username ${input.username} is taken.`);
+  const user = inserted[0] as User;
+  const simpleToken = await storeSimpleToken(db, user, secretKey);
+  return { user, simpleToken };
+}
+
+/** Records the hash of the user's current simple token and returns the token. */
+async function storeSimpleToken(db: Knex, user: Pick<User, 'id' | 'simple_token_version'>, secretKey: string): Promise<string> {
+  const token = simpleTokenFor(user.id, user.simple_token_version, secretKey);
+  await db('users').where({ id: user.id }).update({ simple_token_hash: hashCredential(token) });
+  return token;
+}
+
+/** The person's simple token: the same each time until it is reset. */
+export async function simpleTokenOf(db: Knex, user: Pick<User, 'id' | 'simple_token_version'>, secretKey: string): Promise<string> {
+  return storeSimpleToken(db, user, secretKey);
+}
+
+/** Replaces the person's simple token; the old one stops working at once. */
+export async function resetSimpleToken(db: Knex, userId: number, secretKey: string): Promise<string> {
+  const [user] = await db('users').where({ id: userId }).increment('simple_token_version', 1).returning(['id', 'simple_token_version']);
+  return storeSimpleToken(db, user, secretKey);
+}
+
+export async function findUserById(db: Knex, id: number): Promise<User | undefined> {
+  return db('users').select(USER_COLUMNS).where({ id }).first();
+}
+
+export async function findUserByUsername(db: Knex, username: string): Promise<(User & { password_hash: string | null }) | undefined> {
+  return db('users').select([...USER_COLUMNS, 'password_hash']).whereRaw('lower(username) = lower(?)', [username]).first();
+}
+
+export async function findUserBySimpleToken(db: Knex, token: string): Promise<User | undefined> {
+  return db('users').select(USER_COLUMNS).where({ simple_token_hash: hashCredential(token) }).first();
+}

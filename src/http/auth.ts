@@ -1,0 +1,106 @@
+/**
+ * Resolves who is calling, once per request, from `Authorization: Bearer` (OAuth2 access token),
+ * `Authorization: Token` (simple token) or the session cookie. The outcome is left on ctx.state
+ * for the document's security handlers: a principal, or the reason the credentials were refused
+ * (answered 401 only where the operation needs authentication).
+ */
+import type Koa from 'koa';
+import type { Knex } from 'knex';
+import { unauthorized, type HttpError } from './errors';
+import type { Principal } from '../domain/principal';
+import { authenticateAccessToken } from '../domain/tokens';
+import { findUserBySimpleToken } from '../domain/users';
+import { findSessionUser, SESSION_COOKIE } from '../domain/sessions';
+import { READ_SCOPES } from '../domain/scopes';
+import { hashCredential } from '../domain/credentials';
+
+const REALM = 'realm="daybook"';
+
+const BEARER_PROBLEMS = {
+  unknown: 'The access token is invalid.',
+  expired: 'The access token has expired: refresh it with the refresh token.',
+  revoked: 'The access token has been revoked or replaced by a refresh.',
+} as const;
+
+function invalidBearer(detail: string): HttpError {
+  return unauthorized(detail, `Bearer ${REALM}, error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`);
+}
+
+/** Does this Bearer credential exist as a simple token? (Only to say which scheme to use.) */
+async function isSimpleToken(db: Knex, token: string): Promise<boolean> {
+  return Boolean(await db('users').where({ simple_token_hash: hashCredential(token) }).first('id'));
+}
+
+async function isAccessToken(db: Knex, token: string): Promise<boolean> {
+  return Boolean(await db('tokens').where({ access_hash: hashCredential(token) }).first('id'));
+}
+
+/** A credential is at most 512 characters of token68 characters (RFC 7235). */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]{1,512}=*$/;
+
+async function resolve(ctx: Koa.Context, db: Knex, now: Date): Promise<{ principal?: Principal; problem?: HttpError }> {
+  const header = ctx.get('Authorization');
+  if (header) {
+    const match = /^(\S+)\s+(.+)$/.exec(header.trim());
+    const scheme = match?.[1].toLowerCase();
+    const credential = match?.[2].trim() ?? '';
+    if (scheme === 'bearer') {
+      if (!TOKEN68.test(credential)) return { problem: invalidBearer(BEARER_PROBLEMS.unknown) };
+      const check = await authenticateAccessToken(db, credential, now);
+      if ('principal' in check) return { principal: check.principal };
+      if (check.problem === 'unknown' && (await isSimpleToken(db, credential))) {
+        return { problem: invalidBearer('This is a simple token: send it as "Authorization: Token <token>", not Bearer.') };
+      }
+      return { problem: invalidBearer(BEARER_PROBLEMS[check.problem]) };
+    }
+    if (scheme === 'token') {
+      const user = TOKEN68.test(credential) ? await findUserBySimpleToken(db, credential) : undefined;
+      if (user) {
+        return {
+          principal: {
+            kind: 'simple',
+            userId: user.id,
+            username: user.username,
+            scopes: new Set(READ_SCOPES),
+            rateLimitKey: `simple:${user.id}`,
+          },
+        };
+      }
+      if (TOKEN68.test(credential) && (await isAccessToken(db, credential))) {
+        return { problem: unauthorized('This is an OAuth2 access token: send it as "Authorization: Bearer <token>", not Token.', `Token ${REALM}`) };
+      }
+      return { problem: unauthorized('The simple token is invalid or has been reset.', `Token ${REALM}`) };
+    }
+    return { problem: unauthorized('Unsupported authorization scheme: use "Bearer <access token>" or "Token <simple token>".', `Bearer ${REALM}`) };
+  }
+  const sessionId = ctx.cookies.get(SESSION_COOKIE);
+  if (sessionId) {
+    const session = await findSessionUser(db, sessionId, now);
+    if (session) {
+      return {
+        principal: {
+          kind: 'session',
+          userId: session.userId,
+          username: session.username,
+          scopes: new Set(READ_SCOPES),
+          rateLimitKey: `session:${session.userId}`,
+        },
+      };
+    }
+  }
+  return {};
+}
+
+/** The 401 for a request that needed credentials and sent none. */
+export function credentialsMissing(): HttpError {
+  return unauthorized('Authentication credentials were not provided.', `Bearer ${REALM}`);
+}
+
+export function authenticate(db: Knex, now: () => Date): Koa.Middleware {
+  return async (ctx, next) => {
+    const { principal, problem } = await resolve(ctx, db, now());
+    ctx.state.principal = principal;
+    ctx.state.authProblem = problem;
+    await next();
+  };
+}

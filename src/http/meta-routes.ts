@@ -1,0 +1,68 @@
+/**
+ * Routes outside the API documents: health checks for load balancers, the bundled OpenAPI
+ * documents and their Redoc pages.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import type { Knex } from 'knex';
+import { DOCS_DIR } from '../paths';
+import { loadBundle, type ApiName } from './openapi';
+import { HttpError, serviceUnavailable } from './errors';
+
+const DOCS: Record<ApiName, string> = { v2: 'API version 2', v1: 'API version 1', oauth: 'OAuth2' };
+
+/** Redoc renders with inline scripts, styles and a blob worker; nothing else is allowed. */
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "font-src 'self' data:; worker-src 'self' blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+async function databaseAnswers(db: Knex, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([db.raw('SELECT 1').then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function metaRoutes(db: Knex): Router {
+  const router = new Router();
+  const bundles = Object.fromEntries((Object.keys(DOCS) as ApiName[]).map((name) => [name, JSON.stringify(loadBundle(name))]));
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    if (!(await databaseAnswers(db, 2000))) throw serviceUnavailable();
+    ctx.body = { status: 'ready' };
+  });
+  router.get('/openapi/:name.json', (ctx) => {
+    const bundle = bundles[ctx.params.name];
+    if (!bundle) throw new HttpError(404, `No document named ${ctx.params.name}: try v2, v1 or oauth.`);
+    ctx.type = 'application/json';
+    ctx.body = bundle;
+  });
+  router.get('/docs/', (ctx) => {
+    ctx.type = 'text/html';
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    const items = (Object.keys(DOCS) as ApiName[])
+      .map((name) => `<li><a href="/docs/${name}/">${DOCS[name]}</a> (<a href="/openapi/${name}.json">OpenAPI document</a>)</li>`)
+      .join('');
+    ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Daybook API documentation</title></head><body><h1>Daybook API documentation</h1><ul>${items}</ul></body></html>`;
+  });
+  router.get('/docs/:name/', (ctx) => {
+    const name = ctx.params.name as ApiName;
+    if (!(name in DOCS)) throw new HttpError(404, `No documentation named ${name}: try v2, v1 or oauth.`);
+    const file = path.join(DOCS_DIR, `${name}.html`);
+    if (!fs.existsSync(file)) throw new HttpError(404, 'The documentation pages are not built: run npm run docs.');
+    ctx.type = 'text/html';
+    ctx.set('Content-Security-Policy', DOCS_CSP);
+    ctx.body = fs.createReadStream(file);
+  });
+  router.get('/docs', (ctx) => ctx.redirect('/docs/'));
+  return router;
+}

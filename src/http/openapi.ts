@@ -1,0 +1,178 @@
+/**
+ * One openapi-backend instance per document (v2, v1, oauth), built from the bundled documents in
+ * generated/openapi/. It routes a request to the handler named by its operationId, after checking
+ * the media type, parsing the body, running the document's security requirements and validating
+ * the request against the document (ajv). Built in strict mode with trailing slashes significant.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type Koa from 'koa';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Context as ApiContext, type Document, type Operation } from 'openapi-backend';
+import { BUNDLES_DIR } from '../paths';
+import { badRequest, forbidden, HttpError, methodNotAllowed, type FieldProblem } from './errors';
+import { credentialsMissing } from './auth';
+import { parseBody } from './body';
+import type { Principal } from '../domain/principal';
+
+export type ApiName = 'v2' | 'v1' | 'oauth';
+
+/** A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. */
+export type OperationHandler = (c: ApiContext, ctx: Koa.Context) => Promise<void> | void;
+export type HandlerMap = Record<string, OperationHandler>;
+
+export function loadBundle(name: ApiName): Document {
+  return JSON.parse(fs.readFileSync(path.join(BUNDLES_DIR, `${name}.json`), 'utf8')) as Document;
+}
+
+/**
+ * openapi-backend checks a document against the OpenAPI 3.0 schema, which rejects 3.1 features
+ * our documents use (type arrays for nullable fields). The documents are linted as 3.1 by Redocly
+ * when they are built, so that check is skipped here; routing and ajv validation are unchanged.
+ */
+export class OpenApi31Backend extends OpenAPIBackend {
+  override validateDefinition(): Document {
+    return this.document;
+  }
+}
+
+/** Turns ajv's errors into the `errors` list of the error body. */
+function fieldProblems(c: ApiContext): FieldProblem[] {
+  return (c.validation.errors ?? []).map((error) => {
+    const pointer = error.instancePath.split('/').filter(Boolean);
+    const where = pointer[0];
+    if (where === 'query' || where === 'path' || where === 'header') {
+      const name = (pointer[1] ?? (error.params as { missingProperty?: string }).missingProperty ?? '').toString();
+      return { in: where, name, message: error.message ?? 'is invalid' };
+    }
+    if (error.keyword === 'required' && pointer.length <= 1 && !where) {
+      const missing = (error.params as { missingProperty?: string }).missingProperty ?? '';
+      return { in: 'query', name: missing, message: 'is required' };
+    }
+    return { in: 'body', name: '/' + pointer.join('/'), message: error.message ?? 'is invalid' };
+  });
+}
+
+function validationFailed(c: ApiContext): never {
+  const problems = fieldProblems(c);
+  const first = problems[0];
+  const summary = first
+    ? `Invalid ${first.in === 'body' ? 'request body' : `${first.in} parameter`} ${first.in === 'body' ? first.name : first.name}: ${first.message}.`
+    : 'The request is invalid.';
+  throw badRequest(problems.length > 1 ? `${summary} (${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} listed in errors.)` : summary, problems);
+}
+
+/** Security handlers: each scheme of the documents is satisfied by one kind of principal. */
+const SCHEME_KINDS: Record<string, Principal['kind']> = { OAuth2: 'oauth', SimpleToken: 'simple', Session: 'session' };
+
+function unauthorizedHandler(c: ApiContext, ctx: Koa.Context): never {
+  const principal = ctx.state.principal as Principal | undefined;
+  const problem = ctx.state.authProblem as HttpError | undefined;
+  if (problem) throw problem;
+  if (!principal) throw credentialsMissing();
+  // Valid credentials of a kind this operation does not take: only OAuth2 clients write.
+  const accepts = (c.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+  if (accepts.length === 1 && accepts[0] === 'OAuth2') {
+    throw forbidden('Writing is for OAuth2 clients only: use an OAuth2 access token (Authorization: Bearer).');
+  }
+  throw forbidden('These credentials cannot be used for this operation.');
+}
+
+export interface Backend {
+  name: ApiName;
+  api: OpenAPIBackend;
+  /** operationId -> names of its query parameters (others are ignored, as clients expect). */
+  queryNames: Map<string, Set<string>>;
+  /** Operations of the document that have no handler in this build. */
+  unhandled: string[];
+}
+
+/** Builds and initialises the backend of one document with its handlers. */
+export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhandled: OperationHandler): Promise<Backend> {
+  const api = new OpenApi31Backend({
+    definition: loadBundle(name),
+    apiRoot: '/',
+    strict: true,
+    validate: true,
+    ignoreTrailingSlashes: false,
+    coerceTypes: true,
+    customizeAjv: (ajv) => {
+      addFormats(ajv, { mode: 'full' });
+      return ajv;
+    },
+  });
+  await api.init();
+  for (const scheme of Object.keys(SCHEME_KINDS)) {
+    if (api.definition.components?.securitySchemes?.[scheme]) {
+      api.registerSecurityHandler(scheme, (_c: ApiContext, ctx: Koa.Context) => (ctx.state.principal as Principal | undefined)?.kind === SCHEME_KINDS[scheme]);
+    }
+  }
+  if (api.definition.components?.securitySchemes?.ClientBasic) {
+    // HTTP Basic client authentication at the token endpoint is checked by the grant handlers.
+    api.registerSecurityHandler('ClientBasic', () => true);
+  }
+  const operationIds = api.getOperations().map((op) => op.operationId as string);
+  // Strict mode makes registering an unknown operationId throw: a handler without an operation
+  // is a start-up error.
+  api.register({
+    ...handlers,
+    validationFail: validationFailed,
+    unauthorizedHandler,
+    notImplemented: onUnhandled,
+  });
+  const queryNames = new Map<string, Set<string>>();
+  for (const op of api.getOperations()) {
+    const params = (op.parameters ?? []) as Array<{ in: string; name: string }>;
+    queryNames.set(op.operationId as string, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
+  }
+  return { name, api, queryNames, unhandled: operationIds.filter((id) => !(id in handlers)) };
+}
+
+/** Which document serves a path. */
+export function apiFor(pathname: string): ApiName | undefined {
+  if (pathname.startsWith('/api/2/')) return 'v2';
+  if (pathname.startsWith('/api/1/')) return 'v1';
+  if (pathname.startsWith('/oauth2/')) return 'oauth';
+  return undefined;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** Finds the operation for a request, or throws 405 (path known, method not) or 404. */
+function matchOperation(backend: Backend, method: string, pathname: string): Operation {
+  const lookup = method === 'head' ? 'get' : method;
+  const operation = backend.api.matchOperation({ method: lookup, path: pathname, headers: {}, query: {} });
+  if (operation) return operation;
+  const allowed = METHODS.filter((m) => backend.api.matchOperation({ method: m, path: pathname, headers: {}, query: {} }));
+  if (allowed.length > 0) {
+    const allow = allowed.map((m) => m.toUpperCase());
+    if (allow.includes('GET')) allow.push('HEAD');
+    throw methodNotAllowed(method.toUpperCase(), pathname, allow);
+  }
+  throw new HttpError(404, `There is no ${backend.name === 'oauth' ? 'OAuth2' : `API version ${backend.name.slice(1)}`} endpoint at ${pathname}.`);
+}
+
+/** Koa middleware that hands /api/2/, /api/1/ and /oauth2/ requests to their backend. */
+export function dispatch(backends: Record<ApiName, Backend>): Koa.Middleware {
+  return async (ctx, next) => {
+    const name = apiFor(ctx.path);
+    if (!name) return next();
+    const backend = backends[name];
+    const method = ctx.method.toLowerCase();
+    const operation = matchOperation(backend, method, ctx.path);
+    const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
+    if (requestBody?.content) await parseBody(ctx, Object.keys(requestBody.content));
+    const declared = backend.queryNames.get(operation.operationId as string) ?? new Set();
+    const query = Object.fromEntries(Object.entries(ctx.query).filter(([key]) => declared.has(key)));
+    await backend.api.handleRequest(
+      {
+        method: method === 'head' ? 'get' : method,
+        path: ctx.path,
+        query: query as Record<string, string | string[]>,
+        headers: ctx.headers as Record<string, string | string[]>,
+        body: ctx.request.body,
+      },
+      ctx,
+    );
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The paged list envelope: default 20 per page, at most 100 (more is clamped), `page` from 1.
+ * `next`/`previous` are absolute URLs that keep every other query parameter. Page 1 of an empty
+ * result is an empty list; a later page past the end is 404 "Invalid page.".
+ */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import { invalidPage } from './errors';
+import { queryInt } from './query';
+import { publicBaseUrl } from './urls';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface Paging {
+  page: number;
+  limit: number;
+  offset: number;
+}
+
+export function paging(c: ApiContext, maxLimit = MAX_PAGE_SIZE, defaultLimit = DEFAULT_PAGE_SIZE): Paging {
+  const page = queryInt(c, 'page', 1);
+  const limit = Math.min(queryInt(c, 'limit', defaultLimit), maxLimit);
+  return { page, limit, offset: (page - 1) * limit };
+}
+
+export interface Envelope<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+function pageUrl(ctx: Koa.Context, page: number): string {
+  const url = new URL(publicBaseUrl(ctx) + ctx.path);
+  for (const [name, value] of new URLSearchParams(ctx.querystring)) {
+    if (name !== 'page') url.searchParams.append(name, value);
+  }
+  url.searchParams.set('page', String(page));
+  return url.toString();
+}
+
+/** Wraps one page of results; throws 404 for a page past the end (except page 1). */
+export function envelope<T>(ctx: Koa.Context, p: Paging, count: number, results: T[]): Envelope<T> {
+  if (p.page > 1 && p.offset >= count) throw invalidPage();
+  return {
+    count,
+    next: p.offset + results.length < count ? pageUrl(ctx, p.page + 1) : null,
+    previous: p.page > 1 ? pageUrl(ctx, p.page - 1) : null,
+    results,
+  };
+}

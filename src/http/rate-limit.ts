@@ -1,0 +1,57 @@
+/**
+ * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per user token,
+ * counted atomically in Postgres (rate-limiter-flexible) so every instance shares one count.
+ * Requests without a principal count against the client's address. Every answer carries the
+ * X-RateLimit-* headers and the IETF RateLimit / RateLimit-Policy fields; past the limit, 429.
+ */
+import type Koa from 'koa';
+import type { Knex } from 'knex';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { tooManyRequests } from './errors';
+import type { Principal } from '../domain/principal';
+
+const WINDOW_SECONDS = 3600;
+
+/** Table created by the migrations (same layout rate-limiter-flexible would create). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+export function createRateLimiter(db: Knex, pointsPerHour: number, keyPrefix = 'api'): RateLimiterPostgres {
+  return new RateLimiterPostgres({
+    storeClient: db,
+    storeType: 'knex',
+    tableName: RATE_LIMIT_TABLE,
+    tableCreated: true,
+    keyPrefix,
+    points: pointsPerHour,
+    duration: WINDOW_SECONDS,
+    clearExpiredByTimeout: false, // expired rows are overwritten in place; a sweep belongs to a job, not to every instance
+  });
+}
+
+function setHeaders(ctx: Koa.Context, limit: number, result: RateLimiterRes): number {
+  const reset = Math.max(0, Math.ceil(result.msBeforeNext / 1000));
+  const remaining = Math.max(0, result.remainingPoints);
+  ctx.set('X-RateLimit-Limit', String(limit));
+  ctx.set('X-RateLimit-Remaining', String(remaining));
+  ctx.set('X-RateLimit-Reset', String(reset));
+  ctx.set('RateLimit-Policy', `"default";q=${limit};w=${WINDOW_SECONDS}`);
+  ctx.set('RateLimit', `"default";r=${remaining};t=${reset}`);
+  return reset;
+}
+
+export function rateLimit(limiter: RateLimiterPostgres, limit: number): Koa.Middleware {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal as Principal | undefined;
+    const key = principal?.rateLimitKey ?? `ip:${ctx.ip}`;
+    let result: RateLimiterRes;
+    try {
+      result = await limiter.consume(key, 1);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection; // a database error: the error mapper answers it
+      const retryAfter = setHeaders(ctx, limit, rejection);
+      throw tooManyRequests(`Request limit exceeded: ${limit} requests per hour. Try again in ${retryAfter} seconds.`, retryAfter);
+    }
+    setHeaders(ctx, limit, result);
+    await next();
+  };
+}

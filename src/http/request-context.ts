@@ -1,0 +1,63 @@
+/**
+ * The first middleware of the chain: gives each request an id, maps every error to the error body,
+ * and writes one structured log line per request (never credentials: only method, path, status,
+ * time, principal ids).
+ */
+import crypto from 'node:crypto';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { HttpError, serviceUnavailable } from './errors';
+
+/** Errors that mean "the database is not there right now", answered 503 instead of 500. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, name, message } = error as { code?: string; name?: string; message?: string };
+  if (name === 'KnexTimeoutError') return true;
+  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE'].includes(code)) return true;
+  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code))) return true;
+  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestContext(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    let failure: unknown;
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpError(404, `Nothing is served at ${ctx.path}.`);
+      }
+    } catch (error) {
+      failure = error;
+      const mapped = error instanceof HttpError ? error : isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
+      ctx.status = mapped?.status ?? 500;
+      for (const [name, value] of Object.entries(mapped?.options.headers ?? {})) ctx.set(name, value);
+      ctx.body = mapped
+        ? mapped.body()
+        : {
+            detail: `Something went wrong on our side; it has been logged. Quote request id ${requestId} if you report it.`,
+          };
+    } finally {
+      const principal = ctx.state.principal as { kind: string; userId: number; clientId?: string } | undefined;
+      const line = {
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        auth: principal ? { kind: principal.kind, user: principal.userId, client: principal.clientId } : undefined,
+      };
+      if (failure && !(failure instanceof HttpError) && ctx.status >= 500) {
+        logger.error({ ...line, err: failure }, 'request failed');
+      } else {
+        logger.info(line, 'request');
+      }
+    }
+  };
+}

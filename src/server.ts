@@ -1,0 +1,72 @@
+/**
+ * Process entry of `npm start`: settings, database (embedded or DATABASE_URL), migrations and
+ * catalogue, the demo account (embedded first start), then listen. SIGTERM/SIGINT stop accepting
+ * connections, let requests in flight finish, close the pool, stop the embedded Postgres, exit 0.
+ */
+import http from 'node:http';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './logger';
+import { openDatabase } from './database';
+import { resolveSecretKey } from './secret-key';
+import { createApp } from './app';
+import { ensureDemoAccount } from './domain/demo-account';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase(config);
+  const secretKey = resolveSecretKey(config, logger);
+  const now = () => new Date();
+
+  if (database.embedded && config.demo) {
+    const demo = await ensureDemoAccount(database.db, secretKey, now());
+    if (demo) {
+      logger.info(
+        { username: demo.username, values: demo.values },
+        `Demo account created: username "${demo.username}", password "${demo.password}", simple token "${demo.simpleToken}" (shown once; DEMO=0 turns this off).`,
+      );
+    }
+  }
+
+  const { app, backends } = await createApp({ config, db: database.db, logger, secretKey, now });
+  for (const backend of Object.values(backends)) {
+    if (backend.unhandled.length > 0) logger.warn({ api: backend.name, operations: backend.unhandled }, 'operations without a handler answer 501');
+  }
+
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, database: database.description }, `Daybook listening on http://${config.host}:${port} using ${database.description}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: finishing requests in flight');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    await closed;
+    clearTimeout(timer);
+    await database.close();
+    logger.info('stopped');
+    logger.flush();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Daybook cannot start: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Daybook failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,156 @@
+/**
+ * The operator CLI: `npm run -s admin -- <command> [--flags]`. Uses DATABASE_URL like the service
+ * (or the embedded PostgreSQL under DATA_DIR, reusing it when the service is running). Prints one
+ * JSON object on stdout; logs go to stderr; bad arguments exit 2 with a message.
+ *
+ *   create-user   --username U --password P [--timezone Z]       -> {id, username, simple_token}
+ *   create-client --owner U --name N --redirect-uri URI [--redirect-uri URI2] [--public]
+ *                                                                -> {client_id, client_secret}
+ *   issue-token   --username U --client ID --scope "s1 s2"        -> the Token response
+ *   demo          --username U [--days N] [--seed S] [--attributes N] -> {attributes, values}
+ */
+import { loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { openDatabase, type OpenDatabase } from '../database';
+import { resolveSecretKey } from '../secret-key';
+import { createUser, findUserByUsername } from '../domain/users';
+import { createClient, findClientByClientId } from '../domain/clients';
+import { issueTokens } from '../domain/tokens';
+import { ALL_SCOPE_NAMES } from '../domain/scopes';
+import { localDate } from '../domain/time';
+import { loadDemoData } from '../db/demo-data';
+import { HttpError } from '../http/errors';
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string[]>;
+
+function parseFlags(args: string[]): Flags {
+  const flags: Flags = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith('--')) throw new UsageError(`Unexpected argument "${arg}".`);
+    const name = arg.slice(2);
+    const next = args[i + 1];
+    const value = next === undefined || next.startsWith('--') ? 'true' : args[++i];
+    (flags[name] ??= []).push(value);
+  }
+  return flags;
+}
+
+function one(flags: Flags, name: string, required: true): string;
+function one(flags: Flags, name: string, required?: false): string | undefined;
+function one(flags: Flags, name: string, required = false): string | undefined {
+  const values = flags[name];
+  if (!values) {
+    if (required) throw new UsageError(`--${name} is required.`);
+    return undefined;
+  }
+  if (values.length > 1) throw new UsageError(`--${name} is given more than once.`);
+  return values[0];
+}
+
+function positiveInt(flags: Flags, name: string, fallback: number): number {
+  const raw = one(flags, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer.`);
+  return value;
+}
+
+function onlyFlags(flags: Flags, allowed: string[]): void {
+  const unknown = Object.keys(flags).filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) throw new UsageError(`Unknown option --${unknown[0]}; this command takes ${allowed.map((a) => `--${a}`).join(', ')}.`);
+}
+
+async function userNamed(database: OpenDatabase, username: string) {
+  const user = await findUserByUsername(database.db, username);
+  if (!user) throw new UsageError(`No user named ${username}.`);
+  return user;
+}
+
+const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey: string) => Promise<unknown>> = {
+  async 'create-user'(database, flags, secretKey) {
+    onlyFlags(flags, ['username', 'password', 'timezone']);
+    const { user, simpleToken } = await createUser(
+      database.db,
+      { username: one(flags, 'username', true), password: one(flags, 'password', true), timezone: one(flags, 'timezone') },
+      secretKey,
+    );
+    return { id: user.id, username: user.username, simple_token: simpleToken };
+  },
+  async 'create-client'(database, flags) {
+    onlyFlags(flags, ['owner', 'name', 'redirect-uri', 'public']);
+    const owner = await userNamed(database, one(flags, 'owner', true));
+    const redirectUris = flags['redirect-uri'];
+    if (!redirectUris) throw new UsageError('--redirect-uri is required.');
+    const { client, clientSecret } = await createClient(database.db, {
+      ownerUserId: owner.id,
+      name: one(flags, 'name', true),
+      redirectUris,
+      confidential: one(flags, 'public') === undefined,
+    });
+    return clientSecret ? { client_id: client.client_id, client_secret: clientSecret } : { client_id: client.client_id };
+  },
+  async 'issue-token'(database, flags) {
+    onlyFlags(flags, ['username', 'client', 'scope']);
+    const user = await userNamed(database, one(flags, 'username', true));
+    const client = await findClientByClientId(database.db, one(flags, 'client', true));
+    if (!client) throw new UsageError(`No client with id ${one(flags, 'client', true)}.`);
+    const scopes = one(flags, 'scope', true).split(/[\s+]+/).filter(Boolean);
+    const unknown = scopes.filter((scope) => !ALL_SCOPE_NAMES.includes(scope));
+    if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`Unknown scopes: ${unknown.join(', ') || '(none given)'}.`);
+    return issueTokens(database.db, { userId: user.id, clientPk: client.id, scopes, now: new Date() });
+  },
+  async demo(database, flags) {
+    onlyFlags(flags, ['username', 'days', 'seed', 'attributes']);
+    const user = await userNamed(database, one(flags, 'username', true));
+    const attributes = one(flags, 'attributes') === undefined ? undefined : positiveInt(flags, 'attributes', 25);
+    return loadDemoData(database.db, user.id, {
+      seed: positiveInt(flags, 'seed', 1),
+      days: positiveInt(flags, 'days', 365),
+      endDate: localDate(new Date(), user.timezone),
+      ...(attributes === undefined ? {} : { attributes }),
+    });
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const run = command ? COMMANDS[command] : undefined;
+  if (!run) {
+    process.stderr.write(`Usage: npm run -s admin -- <${Object.keys(COMMANDS).join('|')}> [--flags]\n`);
+    return 2;
+  }
+  let flags: Flags;
+  try {
+    flags = parseFlags(rest);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+  const database = await openDatabase(config, { reuseRunning: true });
+  try {
+    const result = await run(database, flags, resolveSecretKey(config, logger));
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof HttpError) {
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`admin failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

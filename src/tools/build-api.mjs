@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * Builds everything derived from the hand-written OpenAPI documents in openapi/:
+ *
+ *   node src/tools/build-api.mjs            bundle into generated/openapi/*.json, types into generated/types/*.ts
+ *   node src/tools/build-api.mjs --check    build into a temporary folder and fail if generated/ differs
+ *   node src/tools/build-api.mjs --docs     Redoc pages (redocly build-docs, scripts inlined) into dist/docs/*.html
+ *
+ * The bundles and types are committed; the docs pages are 2.5 MB each, so they are build output
+ * (npm run build makes them) and not committed.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const config = join(root, 'openapi', 'redocly.yaml');
+
+/** The three documents: the key is the api name in openapi/redocly.yaml. */
+const APIS = [
+  { name: 'v2', title: 'Daybook API, version 2' },
+  { name: 'v1', title: 'Daybook API, version 1' },
+  { name: 'oauth', title: 'Daybook OAuth2' },
+];
+
+/** Runs a tool quietly; its output is shown only when it fails. */
+function run(tool, args) {
+  try {
+    execFileSync(bin(tool), args, { cwd: root, stdio: 'pipe', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+  } catch (error) {
+    process.stderr.write(`${tool} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}\n`);
+    process.exit(1);
+  }
+}
+
+/** Bundles each document and generates its types under `out`. */
+function build(out) {
+  mkdirSync(join(out, 'openapi'), { recursive: true });
+  mkdirSync(join(out, 'types'), { recursive: true });
+  for (const api of APIS) {
+    const bundle = join(out, 'openapi', `${api.name}.json`);
+    run('redocly', ['bundle', api.name, '--config', config, '--ext', 'json', '-o', bundle]);
+    // Stable formatting, whatever the bundler's defaults: two-space JSON with a final newline.
+    writeFileSync(bundle, JSON.stringify(JSON.parse(readFileSync(bundle, 'utf8')), null, 2) + '\n');
+    run('openapi-typescript', [bundle, '-o', join(out, 'types', `${api.name}.ts`)]);
+  }
+}
+
+/** Lists files under dir, relative to it. */
+function listFiles(dir, prefix = '') {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name), join(prefix, entry.name)) : [join(prefix, entry.name)],
+  );
+}
+
+function check() {
+  const tmp = mkdtempSync(join(tmpdir(), 'daybook-generated-'));
+  try {
+    build(tmp);
+    const committed = join(root, 'generated');
+    const names = new Set([...listFiles(tmp), ...listFiles(committed).filter((f) => /^(openapi|types)\//.test(f))]);
+    const stale = [...names].filter((name) => {
+      const a = join(tmp, name);
+      const b = join(committed, name);
+      return !existsSync(a) || !existsSync(b) || readFileSync(a, 'utf8') !== readFileSync(b, 'utf8');
+    });
+    if (stale.length > 0) {
+      process.stderr.write(`generated/ is stale; run npm run build:api and commit. Differs: ${stale.join(', ')}\n`);
+      process.exit(1);
+    }
+    process.stdout.write('generated/ matches the OpenAPI documents.\n');
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Builds each Redoc page unless it is newer than its bundle (so `npm start` stays quick). */
+function docs() {
+  const out = join(root, 'dist', 'docs');
+  mkdirSync(out, { recursive: true });
+  for (const api of APIS) {
+    const bundle = join(root, 'generated', 'openapi', `${api.name}.json`);
+    const page = join(out, `${api.name}.html`);
+    if (existsSync(page) && statSync(page).mtimeMs >= statSync(bundle).mtimeMs) continue;
+    process.stdout.write(`docs: building ${api.title} -> dist/docs/${api.name}.html\n`);
+    run('redocly', ['build-docs', bundle, '--inlineBundle', '--title', api.title, '-o', page]);
+  }
+}
+
+const mode = process.argv[2];
+if (mode === '--check') check();
+else if (mode === '--docs') docs();
+else if (mode === undefined) build(join(root, 'generated'));
+else {
+  process.stderr.write(`Unknown option ${mode}; use --check or --docs.\n`);
+  process.exit(2);
+}

@@ -1,0 +1,125 @@
+/**
+ * Starts the real app for one test file: its own database cloned from the template on the worker's
+ * cluster, an HTTP server on an ephemeral port, and a client whose every response is validated
+ * against the OpenAPI documents (see contract.ts).
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config';
+import { createKnex } from '../../src/db/knex';
+import { createApp } from '../../src/app';
+import type { Deps } from '../../src/deps';
+import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from './clusters';
+import { assertDocumented } from './contract';
+
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnopqrstuvwxyz';
+
+export interface CallOptions {
+  /** OAuth2 access token, sent as Bearer. */
+  bearer?: string;
+  /** Simple token, sent as Token. */
+  token?: string;
+  /** Session cookie value. */
+  session?: string;
+  headers?: Record<string, string>;
+  /** JSON body (serialised, Content-Type application/json). */
+  json?: unknown;
+  /** Form body (application/x-www-form-urlencoded). */
+  form?: Record<string, string>;
+  /** Raw body with the headers given. */
+  raw?: string | Buffer;
+  /** Skip response validation (only for responses from outside every document, e.g. /healthz). */
+  unvalidated?: boolean;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApp {
+  baseUrl: string;
+  db: Knex;
+  deps: Deps;
+  /** Moves the app's clock; `undefined` returns to real time. */
+  setNow(date: Date | undefined): void;
+  request<T = any>(method: string, path: string, options?: CallOptions): Promise<TestResponse<T>>;
+  get<T = any>(path: string, options?: CallOptions): Promise<TestResponse<T>>;
+  post<T = any>(path: string, options?: CallOptions): Promise<TestResponse<T>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const adminUrl = workerAdminUrl();
+  const database = `daybook_test_${crypto.randomBytes(6).toString('hex')}`;
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${database}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(adminUrl, database), RATE_LIMIT_PER_HOUR: '100000', LOG_LEVEL: 'silent', ...env });
+  const db = createKnex(config.databaseUrl!, { pool: { min: 0, max: 10 } });
+  let fixedNow: Date | undefined;
+  const deps: Deps = {
+    config,
+    db,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    secretKey: TEST_SECRET_KEY,
+    now: () => fixedNow ?? new Date(),
+  };
+  const { app } = await createApp(deps);
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  async function request<T>(method: string, path: string, options: CallOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
+    if (options.token) headers.Authorization = `Token ${options.token}`;
+    if (options.session) headers.Cookie = `daybook_session=${options.session}`;
+    let body: string | Buffer | undefined = options.raw;
+    if (options.json !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    if (options.form) {
+      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type') ?? '';
+    let parsed: unknown = text;
+    if (contentType.startsWith('application/json') && text.length > 0) parsed = JSON.parse(text);
+    if (!options.unvalidated) {
+      await assertDocumented({
+        method,
+        path: new URL(baseUrl + path).pathname,
+        status: response.status,
+        contentType,
+        body: parsed,
+        location: response.headers.get('location'),
+      });
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  return {
+    baseUrl,
+    db,
+    deps,
+    setNow(date) {
+      fixedNow = date;
+    },
+    request,
+    get: (path, options) => request('GET', path, options),
+    post: (path, options) => request('POST', path, options),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.destroy();
+      await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+    },
+  };
+}

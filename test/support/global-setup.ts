@@ -1,0 +1,54 @@
+/**
+ * Jest global set-up: starts the test clusters and prepares their template database, and builds
+ * the Redoc pages once if they are missing (the docs routes serve them).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { createKnex } from '../../src/db/knex';
+import { migrateLatest } from '../../src/db/migrate';
+import { seedCatalogue } from '../../src/db/catalogue';
+import { DOCS_DIR, PROJECT_ROOT } from '../../src/paths';
+import { CLUSTERS_ENV, TEMPLATE_DATABASE, clusterDir, databaseUrl, freePort, withAdmin } from './clusters';
+
+declare global {
+  // eslint-disable-next-line no-var
+  var daybookClusters: EmbeddedDatabase[] | undefined;
+}
+
+async function prepareTemplate(adminUrl: string): Promise<void> {
+  await withAdmin(adminUrl, async (client) => {
+    // Leftovers of an interrupted run, then a fresh template with the current migrations.
+    const stale = await client.query("SELECT datname FROM pg_database WHERE datname LIKE 'daybook_test_%' OR datname = $1", [TEMPLATE_DATABASE]);
+    for (const { datname } of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+    await client.query(`CREATE DATABASE "${TEMPLATE_DATABASE}"`);
+  });
+  const knex = createKnex(databaseUrl(adminUrl, TEMPLATE_DATABASE), { pool: { min: 0, max: 2 } });
+  try {
+    await migrateLatest(knex);
+    await seedCatalogue(knex);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  if (!fs.existsSync(path.join(DOCS_DIR, 'v2.html'))) {
+    execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'src/tools/build-api.mjs'), '--docs'], { stdio: 'ignore' });
+  }
+  let adminUrls: string[];
+  if (process.env.DATABASE_URL) {
+    adminUrls = [databaseUrl(process.env.DATABASE_URL, 'postgres')];
+  } else {
+    const workers = Math.max(1, globalConfig.maxWorkers);
+    globalThis.daybookClusters = await Promise.all(
+      Array.from({ length: workers }, async (_, index) =>
+        startEmbeddedPostgres({ dir: clusterDir(index + 1), port: await freePort(), database: 'postgres' }),
+      ),
+    );
+    adminUrls = globalThis.daybookClusters.map((cluster) => cluster.adminUrl);
+  }
+  await Promise.all(adminUrls.map(prepareTemplate));
+  process.env[CLUSTERS_ENV] = JSON.stringify(adminUrls);
+}
