@@ -14,10 +14,12 @@ import { createRateLimiter, rateLimit } from './http/rate-limit';
 import { apiFor, createBackend, dispatch, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
 import { HttpError } from './http/errors';
 import { v2Handlers } from './api/v2';
+import { v1Handlers } from './api/v1';
+import { oauthHandlers } from './oauth';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
-  return { v2: v2Handlers(deps), v1: {}, oauth: {} };
+  return { v2: v2Handlers(deps), v1: v1Handlers(deps), oauth: oauthHandlers(deps) };
 }
 
 /** Operations of the contract whose handlers have not landed yet answer 501 with the error body. */
