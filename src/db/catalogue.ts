@@ -87,7 +87,7 @@ export const VALUE_TYPES = {
 export type ValueType = (typeof VALUE_TYPES)[keyof typeof VALUE_TYPES];
 
 /** `value_type_description` for each value type, indexed by code; exact strings from the spec. */
-export const VALUE_TYPE_DESCRIPTIONS: readonly string[] = [
+export const VALUE_TYPE_DESCRIPTIONS = [
   'Integer',
   'Float',
   'String',
@@ -97,7 +97,10 @@ export const VALUE_TYPE_DESCRIPTIONS: readonly string[] = [
   'Time of day (minutes from midday as integer)',
   'Boolean',
   'Scale (1-9 as integer)',
-];
+] as const;
+
+/** A `value_type_description`. */
+export type ValueTypeDescription = (typeof VALUE_TYPE_DESCRIPTIONS)[number];
 
 /** Whether a value type is stored as text (`value_text`) rather than a number (`value_num`). */
 export function isTextValueType(valueType: number): boolean {

@@ -37,6 +37,16 @@ export function redirectUriProblem(uri: string): string | undefined {
   return `${uri} must use https (plain http is allowed only for localhost, 127.0.0.1 and [::1]).`;
 }
 
+function websiteUrlProblem(website: string): string | undefined {
+  try {
+    const parsed = new URL(website);
+    if ((parsed.protocol === 'https:' || parsed.protocol === 'http:') && website.length <= 1000) return undefined;
+  } catch {
+    // falls through
+  }
+  return `The website ${website} must be a web address starting with https:// (or http://).`;
+}
+
 /** Registers a client owned by a person; the secret (confidential clients only) is returned once. */
 export async function createClient(
   db: Knex,
@@ -57,7 +67,12 @@ export async function createClient(
     const problem = redirectUriProblem(uri);
     if (problem) throw new HttpError(400, problem);
   }
+  if (input.redirectUris.length > 20) throw new HttpError(400, 'An app has at most 20 redirect URIs.');
+  if ((input.description ?? '').length > 1000) throw new HttpError(400, 'A description is at most 1000 characters.');
+  const websiteProblem = input.website ? websiteUrlProblem(input.website) : undefined;
+  if (websiteProblem) throw new HttpError(400, websiteProblem);
   const scopes = input.scopes ?? ALL_SCOPE_NAMES.filter((s) => s !== 'read' && s !== 'read+write');
+  if (scopes.length === 0) throw new HttpError(400, 'Choose at least one scope the app may ask for.');
   const unknown = scopes.filter((s) => !ALL_SCOPE_NAMES.includes(s));
   if (unknown.length > 0) throw new HttpError(400, `Unknown scopes: ${unknown.join(', ')}.`);
   const confidential = input.confidential ?? true;
@@ -80,4 +95,33 @@ export async function createClient(
 
 export async function findClientByClientId(db: Knex, clientId: string): Promise<OAuthClient | undefined> {
   return db('oauth_clients').where({ client_id: clientId }).first();
+}
+
+/** The apps a person registered, newest first. */
+export async function listClientsOwnedBy(db: Knex, ownerUserId: number): Promise<OAuthClient[]> {
+  return db('oauth_clients').where({ owner_user_id: ownerUserId, builtin: false }).orderBy('id', 'desc');
+}
+
+/** One of the person's own apps by client id, or undefined (someone else's apps are invisible). */
+export async function findClientOwnedBy(db: Knex, ownerUserId: number, clientId: string): Promise<OAuthClient | undefined> {
+  return db('oauth_clients').where({ owner_user_id: ownerUserId, client_id: clientId, builtin: false }).first();
+}
+
+/**
+ * Gives a confidential app a new secret, returned once; the old one stops working at once.
+ * Tokens already issued stay valid (they are the people's, not the secret's).
+ */
+export async function rotateClientSecret(db: Knex, client: OAuthClient): Promise<string> {
+  if (!client.confidential) throw new HttpError(400, 'A public app has no client secret to rotate.');
+  const secret = newSecret();
+  await db('oauth_clients').where({ id: client.id }).update({ secret_hash: hashCredential(secret) });
+  return secret;
+}
+
+/**
+ * Deletes an app: its codes, tokens and service rows go with it (foreign keys cascade), so every
+ * token it held stops working at once; attributes it owned are left owned by nobody.
+ */
+export async function deleteClient(db: Knex, client: OAuthClient): Promise<void> {
+  await db('oauth_clients').where({ id: client.id, builtin: false }).delete();
 }

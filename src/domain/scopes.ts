@@ -3,7 +3,7 @@
  * scope lets a client own, create and write them; manual_read / manual_write cover manually tracked
  * attributes in any group. Version 1's `read` and `read+write` stand for every read (and write) scope.
  */
-import { GROUP_NAMES } from '../db/catalogue';
+import { GROUP_NAMES, GROUPS } from '../db/catalogue';
 
 export type GroupName = (typeof GROUP_NAMES)[number];
 
@@ -39,4 +39,61 @@ export function accessFor(scopes: Iterable<string>): Access {
     manualRead: expanded.has('manual_read'),
     manualWrite: expanded.has('manual_write'),
   };
+}
+
+/** The 34 version 2 scope names, read scopes first (the order pages list them in). */
+export const V2_SCOPE_NAMES: readonly string[] = [...READ_SCOPES, ...WRITE_SCOPES];
+
+/** What a requested scope string turned into: known scope names (deduplicated, in order) and unknown words. */
+export interface ParsedScopes {
+  scopes: string[];
+  unknown: string[];
+}
+
+/**
+ * Parses a scope parameter: names separated by spaces or plus signs (DESIGN). Version 1's
+ * `read+write` arrives decoded as `read write` (or `read+write` when the plus was escaped): the
+ * words `read` and `write` together stand for it; `write` alone is unknown.
+ */
+export function parseScopes(raw: string): ParsedScopes {
+  const words = raw.split(/[ +]+/).filter(Boolean);
+  const hasReadWrite = words.includes('read') && words.includes('write');
+  const scopes: string[] = [];
+  const unknown: string[] = [];
+  for (const word of words) {
+    let scope = word;
+    if (hasReadWrite && (word === 'read' || word === 'write')) scope = 'read+write';
+    if (!ALL_SCOPE_NAMES.includes(scope)) {
+      if (!unknown.includes(word)) unknown.push(word);
+    } else if (!scopes.includes(scope)) {
+      scopes.push(scope);
+    }
+  }
+  return { scopes, unknown };
+}
+
+/** The `scope` of a token response: space-separated, `read+write` spelt `read write` as clients send it. */
+export function formatScopes(scopes: readonly string[]): string {
+  return scopes.map((scope) => (scope === 'read+write' ? 'read write' : scope)).join(' ');
+}
+
+/** Scopes of `requested` (expanded) that `granted` (expanded) does not cover: empty when it only narrows. */
+export function scopesBeyond(requested: Iterable<string>, granted: Iterable<string>): string[] {
+  const allowed = expandScopes(granted);
+  return [...expandScopes(requested)].filter((scope) => !allowed.has(scope));
+}
+
+const GROUP_LABEL = new Map<string, string>(GROUPS.map((group) => [group.name, group.label]));
+
+/** A scope in plain words, for the consent and app pages. */
+export function describeScope(scope: string): string {
+  if (scope === 'read') return 'Read all your data, in every group';
+  if (scope === 'read+write') return 'Read all your data and add or change it, in every group';
+  if (scope === 'manual_read') return 'Read the attributes you track by hand, in any group';
+  if (scope === 'manual_write') return 'Add and change the attributes you track by hand, in any group';
+  const match = /^([a-z]+)_(read|write)$/.exec(scope);
+  const label = match ? GROUP_LABEL.get(match[1]) : undefined;
+  if (!match || !label) return scope;
+  const words = label.toLowerCase();
+  return match[2] === 'read' ? `Read your ${words} data` : `Add, own and change your ${words} data`;
 }

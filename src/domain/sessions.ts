@@ -1,4 +1,7 @@
-/** Browser sessions: a random id in an HttpOnly cookie, stored hashed, valid for two weeks. */
+/**
+ * Browser sessions: a random id in an HttpOnly cookie, stored hashed, valid for two weeks. Each
+ * session has its own random csrf_secret, from which the web pages derive their anti-forgery tokens.
+ */
 import type { Knex } from 'knex';
 import { hashCredential, newSecret } from './credentials';
 
@@ -31,4 +34,24 @@ export async function findSessionUser(db: Knex, id: string, now: Date): Promise<
 
 export async function endSession(db: Knex, id: string): Promise<void> {
   await db('sessions').where({ id_hash: hashCredential(id) }).delete();
+}
+
+/** A live session as the web pages need it. */
+export interface Session {
+  idHash: string;
+  userId: number;
+  username: string;
+  csrfSecret: string;
+  expiresAt: Date;
+}
+
+/** The live session with this cookie value, or undefined (unknown or expired). */
+export async function findSession(db: Knex, id: string, now: Date): Promise<Session | undefined> {
+  const row = await db('sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.id_hash', hashCredential(id))
+    .where('s.expires_at', '>', now)
+    .first('s.id_hash', 's.csrf_secret', 's.expires_at', 'u.id', 'u.username');
+  if (!row) return undefined;
+  return { idHash: row.id_hash, userId: row.id, username: row.username, csrfSecret: row.csrf_secret, expiresAt: new Date(row.expires_at) };
 }

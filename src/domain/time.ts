@@ -1,4 +1,5 @@
 /** Dates and times in a person's timezone: every "today" in Daybook is the user's local date. */
+import type { Knex } from 'knex';
 
 /** True when `zone` is an IANA zone name this runtime knows. */
 export function isValidTimeZone(zone: string): boolean {
@@ -37,4 +38,55 @@ export function localDateTime(instant: Date, zone: string): string {
   // timeZoneName 'longOffset' is "GMT+13:00", or plain "GMT" for UTC itself.
   const offset = p.timeZoneName === 'GMT' ? '+00:00' : p.timeZoneName.replace('GMT', '');
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${offset}`;
+}
+
+/** The earliest and latest dates the API accepts: Postgres has no year 0, and dates are written with four digits. */
+export const FIRST_DATE = '0001-01-01';
+export const LAST_DATE = '9999-12-31';
+
+/** True for a real calendar date `YYYY-mm-dd` from 0001-01-01 to 9999-12-31 (2026-02-30 is not one). */
+export function isSupportedDate(date: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1).map(Number);
+  if (year < 1) return false;
+  return formatDate(dateFromParts(year, month, day)) === date;
+}
+
+/** Midnight UTC of a calendar date. setUTCFullYear, because Date.UTC maps years 0-99 to 1900-1999. */
+function dateFromParts(year: number, month: number, day: number): Date {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  return d;
+}
+
+function formatDate(d: Date): string {
+  const year = String(d.getUTCFullYear()).padStart(4, '0');
+  return `${year}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-${String(d.getUTCDate()).padStart(2, '0')}`;
+}
+
+/** `date` moved by `days` calendar days (negative goes back). Pure date arithmetic: no time zone is involved. */
+export function addDays(date: string, days: number): string {
+  const [year, month, day] = date.split('-').map(Number);
+  return formatDate(dateFromParts(year, month, day + days));
+}
+
+/**
+ * The `days` dates ending at `last`, newest first, never before FIRST_DATE (the calendar the
+ * database knows starts there, so a window reaching past it is cut short).
+ */
+export function daysEndingAt(last: string, days: number): string[] {
+  const dates: string[] = [];
+  for (let i = 0; i < days; i++) {
+    const date = addDays(last, -i);
+    if (date < FIRST_DATE) break;
+    dates.push(date);
+  }
+  return dates;
+}
+
+/** The person's today: their local date in their profile's time zone at `now` (UTC if the account is gone). */
+export async function userToday(db: Knex, userId: number, now: Date): Promise<string> {
+  const row = await db('users').where({ id: userId }).first<{ timezone: string } | undefined>('timezone');
+  return localDate(now, row?.timezone ?? 'UTC');
 }

@@ -1,11 +1,12 @@
 /**
  * OAuth2 access and refresh tokens: issued per grant, stored only as hashes, valid 365 days.
- * The OAuth flows (issue: authorisation server) build on `issueTokens`.
+ * One row holds an access token and its refresh token; every row descended from one
+ * authorisation shares its grant_id, so a grant can be revoked as a whole.
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashCredential, newSecret } from './credentials';
-import { expandScopes } from './scopes';
+import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
 
 /** Access and refresh tokens last a year (the spec: "about one year"). */
@@ -42,7 +43,7 @@ export async function issueTokens(
     access_token: accessToken,
     refresh_token: refreshToken,
     token_type: 'Bearer',
-    scope: input.scopes.join(' '),
+    scope: formatScopes(input.scopes),
     expires_in: TOKEN_LIFETIME_SECONDS,
   };
 }
@@ -62,6 +63,7 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
   if (!row) return { problem: 'unknown' };
   if (row.revoked_at || row.replaced_at) return { problem: 'revoked' };
   if (new Date(row.access_expires_at).getTime() <= now.getTime()) return { problem: 'expired' };
+  await recordTokenUse(db, row.id, now);
   return {
     principal: {
       kind: 'oauth',
@@ -74,4 +76,35 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
       rateLimitKey: `token:${row.id}`,
     },
   };
+}
+
+/** "Last used" is kept to the minute: at most one write per token per minute, however busy it is. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+async function recordTokenUse(db: Knex, tokenId: number, now: Date): Promise<void> {
+  await db('tokens')
+    .where({ id: tokenId })
+    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - LAST_USE_RESOLUTION_MS)))
+    .update({ last_used_at: now });
+}
+
+/** Revokes every token of a grant (code reuse, refresh token replay). Returns how many were live. */
+export async function revokeGrant(db: Knex, grantId: string, now: Date): Promise<number> {
+  return db('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
+}
+
+/** Revokes every token a client holds for a person (the person disconnected the app). */
+export async function revokeClientTokensOfUser(db: Knex, userId: number, clientPk: number, now: Date): Promise<number> {
+  return db('tokens').where({ user_id: userId, client_pk: clientPk }).whereNull('revoked_at').update({ revoked_at: now });
+}
+
+/**
+ * SQL condition: the token row `alias` still connects its client to its person: not revoked,
+ * not replaced by a refresh, and its refresh token (or access token) not expired.
+ */
+export function liveTokenCondition(db: Knex, alias: string, now: Date): Knex.Raw {
+  return db.raw(
+    `${alias}.revoked_at is null and ${alias}.replaced_at is null and coalesce(${alias}.refresh_expires_at, ${alias}.access_expires_at) > ?`,
+    [now],
+  );
 }

@@ -1,7 +1,7 @@
 /** People: accounts, their profile fields and their simple token. */
 import type { Knex } from 'knex';
 import { HttpError } from '../http/errors';
-import { hashCredential, hashPassword, simpleTokenFor } from './credentials';
+import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
 import { isValidTimeZone } from './time';
 
 export interface User {
@@ -95,4 +95,67 @@ export async function findUserByUsername(db: Knex, username: string): Promise<(U
 
 export async function findUserBySimpleToken(db: Knex, token: string): Promise<User | undefined> {
   return db('users').select(USER_COLUMNS).where({ simple_token_hash: hashCredential(token) }).first();
+}
+
+/**
+ * The account these credentials open, or undefined. Wrong user name and wrong password look the
+ * same from outside, in answer and in time (an unknown user still costs one scrypt).
+ */
+export async function authenticateUser(db: Knex, username: string, password: string): Promise<User | undefined> {
+  const found = username.length <= 150 ? await findUserByUsername(db, username) : undefined;
+  const ok = await verifyPassword(password, found?.password_hash ?? null);
+  if (!found || !ok) return undefined;
+  const { password_hash: _hash, ...user } = found;
+  return user;
+}
+
+/** The fields a person sets on the profile settings page. */
+export interface ProfileSettings {
+  first_name: string;
+  last_name: string;
+  avatar: string;
+  timezone: string;
+  bio: string;
+  url: string;
+  private: boolean;
+  imperial_distance: boolean;
+  imperial_weight: boolean;
+  imperial_energy: boolean;
+  imperial_liquid: boolean;
+  imperial_temperature: boolean;
+}
+
+/** An absolute http(s) URL of at most 1000 characters, or empty. */
+function webAddressProblem(field: string, value: string): string | undefined {
+  if (value === '') return undefined;
+  if (value.length > 1000) return `The ${field} is at most 1000 characters.`;
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return undefined;
+  } catch {
+    // falls through
+  }
+  return `The ${field} must be a web address starting with https:// (or http://).`;
+}
+
+/** Checks profile settings; returns the problems a person can fix (empty when they are fine). */
+export function profileProblems(input: ProfileSettings): string[] {
+  const problems: string[] = [];
+  if (input.first_name.length > 150) problems.push('The first name is at most 150 characters.');
+  if (input.last_name.length > 150) problems.push('The last name is at most 150 characters.');
+  if (input.bio.length > 1000) problems.push('The bio is at most 1000 characters.');
+  for (const [field, value] of [['avatar URL', input.avatar], ['website', input.url]] as const) {
+    const problem = webAddressProblem(field, value);
+    if (problem) problems.push(problem);
+  }
+  if (!isValidTimeZone(input.timezone)) problems.push(`Unknown timezone "${input.timezone}": choose one from the list.`);
+  return problems;
+}
+
+/** Saves a person's profile settings (checked with `profileProblems` first; throws 400 otherwise). */
+export async function updateProfile(db: Knex, userId: number, input: ProfileSettings): Promise<User> {
+  const problems = profileProblems(input);
+  if (problems.length > 0) throw new HttpError(400, problems.join(' '));
+  const [user] = await db('users').where({ id: userId }).update(input).returning(USER_COLUMNS as unknown as string[]);
+  return user as User;
 }

@@ -114,10 +114,12 @@ export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhan
   const operationIds = api.getOperations().map((op) => op.operationId as string);
   // Strict mode makes registering an unknown operationId throw: a handler without an operation
   // is a start-up error.
+  // A document may answer its own validation and security failures (the OAuth endpoints answer
+  // RFC 6749 errors and error pages, never the API's error body); the others use the defaults.
   api.register({
     ...handlers,
-    validationFail: validationFailed,
-    unauthorizedHandler,
+    validationFail: handlers.validationFail ?? validationFailed,
+    unauthorizedHandler: handlers.unauthorizedHandler ?? unauthorizedHandler,
     notImplemented: onUnhandled,
   });
   const queryNames = new Map<string, Set<string>>();

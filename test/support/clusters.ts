@@ -2,10 +2,11 @@
  * The test databases. One embedded PostgreSQL per jest worker (or the server of DATABASE_URL),
  * each holding `daybook_template`: migrated and seeded once per run. Test files clone it.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
-import { PROJECT_ROOT } from '../../src/paths';
 
 export const TEMPLATE_DATABASE = 'daybook_template';
 export const CLUSTERS_ENV = 'DAYBOOK_TEST_CLUSTERS';
@@ -24,8 +25,47 @@ export function workerAdminUrl(): string {
   return urls[(worker - 1) % urls.length];
 }
 
+const CLUSTER_PREFIX = 'daybook-test-pg-';
+
+/**
+ * Each jest run gets clusters of its own (named by the run's pid), so two runs on one machine never
+ * stop each other's databases.
+ */
 export function clusterDir(index: number): string {
-  return path.join(PROJECT_ROOT, '.data', `test-postgres-${index}`);
+  return path.join(os.tmpdir(), `${CLUSTER_PREFIX}${process.pid}-${index}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes the clusters of earlier runs that were killed before their tear-down (and their postmasters). */
+export function sweepAbandonedClusters(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const match = new RegExp(`^${CLUSTER_PREFIX}(\\d+)-\\d+$`).exec(name);
+    if (!match || alive(Number(match[1]))) continue;
+    const dir = path.join(os.tmpdir(), name);
+    const pidFile = path.join(dir, 'postmaster.pid');
+    if (fs.existsSync(pidFile)) {
+      const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      if (postmaster > 0 && alive(postmaster)) process.kill(postmaster, 'SIGQUIT'); // immediate: nothing in it is kept
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(`${dir}.password`, { force: true });
+  }
+}
+
+/** Deletes this run's cluster folders (after the clusters stopped). */
+export function removeClusterDirs(count: number): void {
+  for (let index = 1; index <= count; index++) {
+    fs.rmSync(clusterDir(index), { recursive: true, force: true });
+    fs.rmSync(`${clusterDir(index)}.password`, { force: true });
+  }
 }
 
 /** A free TCP port on loopback. */

@@ -10,7 +10,7 @@ import { createKnex } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
 import { seedCatalogue } from '../../src/db/catalogue';
 import { DOCS_DIR, PROJECT_ROOT } from '../../src/paths';
-import { CLUSTERS_ENV, TEMPLATE_DATABASE, clusterDir, databaseUrl, freePort, withAdmin } from './clusters';
+import { CLUSTERS_ENV, TEMPLATE_DATABASE, clusterDir, databaseUrl, freePort, sweepAbandonedClusters, withAdmin } from './clusters';
 
 declare global {
   // eslint-disable-next-line no-var
@@ -34,6 +34,9 @@ async function prepareTemplate(adminUrl: string): Promise<void> {
 }
 
 export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  // The process-level tests (server lifecycle, admin CLI) run the compiled service, as `npm start`
+  // does; the docs routes serve the Redoc pages. Both builds are incremental.
+  execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
   if (!fs.existsSync(path.join(DOCS_DIR, 'v2.html'))) {
     execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'src/tools/build-api.mjs'), '--docs'], { stdio: 'ignore' });
   }
@@ -41,6 +44,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   if (process.env.DATABASE_URL) {
     adminUrls = [databaseUrl(process.env.DATABASE_URL, 'postgres')];
   } else {
+    sweepAbandonedClusters();
     const workers = Math.max(1, globalConfig.maxWorkers);
     globalThis.daybookClusters = await Promise.all(
       Array.from({ length: workers }, async (_, index) =>

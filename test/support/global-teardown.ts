@@ -1,4 +1,8 @@
-/** Jest global tear-down: stops the embedded test clusters (their folders stay for the next run). */
+/** Jest global tear-down: stops this run's embedded test clusters and deletes their folders. */
+import { removeClusterDirs } from './clusters';
+
 export default async function globalTeardown(): Promise<void> {
-  await Promise.all((globalThis.daybookClusters ?? []).map((cluster) => cluster.stop()));
+  const clusters = globalThis.daybookClusters ?? [];
+  await Promise.all(clusters.map((cluster) => cluster.stop()));
+  removeClusterDirs(clusters.length);
 }

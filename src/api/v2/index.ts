@@ -2,7 +2,8 @@
 import type { Deps } from '../../deps';
 import type { HandlerMap } from '../../http/openapi';
 import { accountHandlers } from './account';
+import { attributesHandlers } from './attributes';
 
 export function v2Handlers(deps: Deps): HandlerMap {
-  return { ...accountHandlers(deps) };
+  return { ...accountHandlers(deps), ...attributesHandlers(deps) };
 }

@@ -1,0 +1,87 @@
+/**
+ * Daily values: how the stored columns become JSON typed by the attribute's value type, and the
+ * list of one attribute's values. A day's value is stored in `value_num` (every numeric type, the
+ * boolean as 0/1) or `value_text` (strings); the API answers integers for types 0, 3, 4, 6, 7 and 8,
+ * numbers for 1 and 5, strings for 2, and null for a day without data (DESIGN, value types).
+ */
+import type { Knex } from 'knex';
+import { isIntegerValueType, isTextValueType } from '../db/catalogue';
+import type { Visibility } from './visibility';
+import { whereVisible } from './visibility';
+
+/** A value as the API shows it. */
+export type JsonValue = number | string | null;
+
+/** One day's value of one attribute (the spec's Value). */
+export interface ValueObject {
+  date: string;
+  value: JsonValue;
+}
+
+/** `value_num` may arrive as a JS number (pg) or inside JSON, where Postgres spells NaN/Infinity as strings. */
+function finiteNumber(num: unknown): number | null {
+  const n = typeof num === 'number' ? num : typeof num === 'string' && num.trim() !== '' ? Number(num) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * The stored columns of a day as the API's JSON value for `valueType`. Integer types are rounded,
+ * so a value written while the attribute had a float type still comes back as a JSON integer;
+ * a number stored for a string attribute (its type changed) comes back as its text.
+ */
+export function typedValue(valueType: number, num: unknown, text: unknown): JsonValue {
+  if (isTextValueType(valueType)) {
+    if (typeof text === 'string') return text;
+    const n = finiteNumber(num);
+    return n === null ? null : String(n);
+  }
+  const n = finiteNumber(num) ?? finiteNumber(text);
+  if (n === null) return null;
+  // Math.round(-0.2) is -0, which JSON writes as 0 anyway; `|| 0` keeps it out of comparisons too.
+  return isIntegerValueType(valueType) ? Math.round(n) || 0 : n;
+}
+
+/** The columns that store `value` for an attribute of `valueType` (the inverse of `typedValue`). */
+export function storedValue(valueType: number, value: number | string): { value_num: number | null; value_text: string | null } {
+  return isTextValueType(valueType) ? { value_num: null, value_text: String(value) } : { value_num: Number(value), value_text: null };
+}
+
+export interface ListValuesInput {
+  userId: number;
+  attribute: string;
+  visibility: Visibility;
+  /** Newest date listed, inclusive. */
+  dateMax: string;
+  limit: number;
+  offset: number;
+}
+
+/** Postgres' OFFSET is a bigint; a page number past this is past the end of any list anyway. */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+/**
+ * One attribute's stored values up to `dateMax`, newest first, one page of them, with the total.
+ * Days without data are not listed, so the total counts stored values. An unknown attribute, or
+ * one `visibility` hides, has no values. One query: the total is a window count over the same rows
+ * (a page past the end has no rows and so no total; the caller only needs one for page 1, where
+ * no rows means 0).
+ */
+export async function listValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
+  const query = db('attributes as a')
+    .join('attribute_values as v', function joinValues() {
+      this.on('v.user_id', 'a.user_id').andOn('v.attribute_id', 'a.id');
+    })
+    .where('a.user_id', input.userId)
+    .where('a.name', input.attribute)
+    .where('v.date', '<=', input.dateMax)
+    .select('v.date', 'v.value_num', 'v.value_text', 'a.value_type', db.raw('count(*) over () as total'))
+    .orderBy('v.date', 'desc')
+    .limit(input.limit)
+    .offset(Math.min(input.offset, MAX_OFFSET));
+  whereVisible(query, input.visibility);
+  const rows: Array<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }> = await query;
+  return {
+    count: rows[0]?.total ?? 0,
+    results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
+  };
+}

@@ -1,0 +1,79 @@
+/** The operator CLI, run as operators run it (compiled, one JSON object on stdout). */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../src/paths';
+import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app';
+
+const run = promisify(execFile);
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/admin.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test('create-user, create-client and issue-token provision a working token', async () => {
+  const user = await admin('create-user', '--username', 'operator_alice', '--password', 'a long password', '--timezone', 'Europe/Paris');
+  expect(user.code).toBe(0);
+  const created = JSON.parse(user.stdout);
+  expect(created).toEqual({ id: expect.any(Number), username: 'operator_alice', simple_token: expect.stringMatching(/^[\w-]{43}$/) });
+
+  const client = JSON.parse((await admin('create-client', '--owner', 'operator_alice', '--name', 'Scale sync', '--redirect-uri', 'https://scale.example.org/cb')).stdout);
+  expect(client).toEqual({ client_id: expect.any(String), client_secret: expect.any(String) });
+  const publicClient = JSON.parse((await admin('create-client', '--owner', 'operator_alice', '--name', 'Phone', '--redirect-uri', 'http://localhost:8000/', '--public')).stdout);
+  expect(Object.keys(publicClient)).toEqual(['client_id']);
+
+  const issued = await admin('issue-token', '--username', 'operator_alice', '--client', client.client_id, '--scope', 'mood_read activity_write');
+  const token = JSON.parse(issued.stdout);
+  expect(token).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', scope: 'mood_read activity_write', expires_in: 31536000 });
+
+  const profile = await app.get('/api/2/accounts/profile/', { bearer: token.access_token });
+  expect(profile.body).toMatchObject({ username: 'operator_alice', timezone: 'Europe/Paris' });
+  expect((await app.get('/api/2/accounts/profile/', { token: created.simple_token })).status).toBe(200);
+});
+
+test('demo loads the generator data for a user and prints counts', async () => {
+  await admin('create-user', '--username', 'operator_demo', '--password', 'a long password');
+  const result = await admin('demo', '--username', 'operator_demo', '--days', '30', '--seed', '7');
+  expect(result.code).toBe(0);
+  const counts = JSON.parse(result.stdout);
+  expect(counts.attributes).toBeGreaterThan(0);
+  expect(counts.values).toBeGreaterThan(counts.attributes);
+  const [{ n }] = await app.db('attribute_values as v').join('users as u', 'u.id', 'v.user_id').where('u.username', 'operator_demo').count({ n: '*' });
+  expect(Number(n)).toBe(counts.values);
+});
+
+test.each([
+  [['frobnicate'], /Usage/],
+  [['create-user', '--username', 'x'], /--password is required/],
+  [['create-user', '--username', 'bob', '--password', 'long enough', '--colour', 'red'], /Unknown option --colour/],
+  [['create-client', '--owner', 'nobody_here', '--name', 'N', '--redirect-uri', 'https://a.example/'], /No user named nobody_here/],
+  [['create-user', '--username', 'carol', '--password', 'long enough', '--timezone', 'Mars/Olympus'], /Unknown timezone/],
+])('bad arguments %j exit 2 with a clear message and print nothing on stdout', async (args, message) => {
+  const result = await admin(...(args as string[]));
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(message as RegExp);
+});
+
+test('an http redirect URI that is not loopback is refused', async () => {
+  await admin('create-user', '--username', 'operator_dave', '--password', 'a long password');
+  const result = await admin('create-client', '--owner', 'operator_dave', '--name', 'N', '--redirect-uri', 'http://app.example.org/cb');
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/must use https/);
+});

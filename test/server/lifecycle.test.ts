@@ -1,0 +1,107 @@
+/**
+ * The process as an operator runs it: embedded PostgreSQL by default with a persistent data folder,
+ * the demo account on the first start, a clean stop on SIGTERM that finishes requests in flight,
+ * and recovery after SIGKILL.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../support/clusters';
+import { startService, type RunningService } from '../support/process';
+
+let dataDir: string;
+let pgPort: number;
+const running: RunningService[] = [];
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-lifecycle-'));
+  fs.chmodSync(dataDir, 0o755);
+  pgPort = await freePort();
+});
+
+afterAll(async () => {
+  for (const service of running) {
+    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+    await service.exited;
+  }
+  // A SIGKILLed service leaves its postmaster behind until the next start stops it: stop it here.
+  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+  if (fs.existsSync(pidFile)) {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function embeddedEnv(): Record<string, string> {
+  return { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DEMO: '1' };
+}
+
+async function start(): Promise<RunningService> {
+  const service = await startService(embeddedEnv());
+  running.push(service);
+  return service;
+}
+
+function demoCredentials(service: RunningService): { simpleToken: string } | undefined {
+  const line = service.logs.find((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('Demo account created'));
+  const match = line && /simple token "([^"]+)"/.exec(line.msg as string);
+  return match ? { simpleToken: match[1] } : undefined;
+}
+
+/** Sends a POST whose body arrives in two parts, calling `between` after the first part. */
+function slowRequest(port: number, between: () => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    socket.write('POST /api/2/attributes/update/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[');
+    setTimeout(() => {
+      between();
+      setTimeout(() => socket.write(']'), 300);
+    }, 300);
+  });
+}
+
+test('the first embedded start migrates, creates the demo account with a year of data, and logs where it listens', async () => {
+  const service = await start();
+  const listening = service.logs.find((entry) => String(entry.msg).startsWith('Daybook listening'))!;
+  expect(listening.msg).toMatch(/embedded PostgreSQL/);
+  const demo = demoCredentials(service)!;
+  expect(demo).toBeDefined();
+  const profile = await fetch(`http://127.0.0.1:${service.port}/api/2/accounts/profile/`, { headers: { Authorization: `Token ${demo.simpleToken}` } });
+  expect(profile.status).toBe(200);
+  expect(((await profile.json()) as { username: string }).username).toBe('demo');
+  expect((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status).toBe(200);
+
+  // SIGTERM while a request is in flight: the request is answered, then the process exits 0.
+  const answer = await slowRequest(service.port, () => service.child.kill('SIGTERM'));
+  expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+  expect(await service.exited).toBe(0);
+  expect(service.logs.some((entry) => entry.msg === 'stopped')).toBe(true);
+});
+
+test('after SIGKILL a second start recovers on the same data, without a second demo account', async () => {
+  const first = await start();
+  expect(demoCredentials(first)).toBeUndefined(); // made by the previous test's start, kept in the data folder
+  first.child.kill('SIGKILL');
+  expect(await first.exited).toBe('SIGKILL');
+
+  const second = await start();
+  expect(demoCredentials(second)).toBeUndefined();
+  const ready = await fetch(`http://127.0.0.1:${second.port}/readyz`);
+  expect(ready.status).toBe(200);
+  second.child.kill('SIGINT');
+  expect(await second.exited).toBe(0);
+});
+
+test('a bad setting stops the start with a clear message and exit code 1', async () => {
+  await expect(startService({ ...embeddedEnv(), PORT: 'eighty' }, 10_000)).rejects.toThrow(/exited \(1\)[^]*PORT must be an integer/);
+});
