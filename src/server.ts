@@ -60,6 +60,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A promise rejected outside any request (a pool error, a timer) is logged; it must not take the
+  // service down with it. Request errors never get here: the error mapper answers them.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
 }
 
 main().catch((error: unknown) => {
