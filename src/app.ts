@@ -1,7 +1,7 @@
 /**
  * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
  * request id + log + error mapping -> security headers -> trailing-slash redirect -> health and
- * docs -> authentication -> rate limit -> the openapi-backend of its document -> handler.
+ * docs -> pages for people -> authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
 import helmet from 'koa-helmet';
@@ -15,7 +15,8 @@ import { apiFor, createBackend, dispatch, type ApiName, type Backend, type Handl
 import { HttpError } from './http/errors';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
-import { oauthHandlers } from './oauth';
+import { oauthHandlers, tokenRequestParseErrors } from './oauth';
+import { webRoutes } from './web';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
@@ -49,9 +50,11 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   });
   app.use(trailingSlashRedirect());
   app.use(meta.routes());
+  app.use(webRoutes(deps).routes());
   app.use(authenticate(deps.db, deps.now));
   const limitRequests = rateLimit(createRateLimiter(deps.db, deps.config.rateLimitPerHour), deps.config.rateLimitPerHour);
   app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx, next) : next()));
+  app.use(tokenRequestParseErrors());
   app.use(dispatch(backends));
   return { app, backends };
 }

@@ -34,6 +34,10 @@ export interface Config {
   nodeEnv: string;
   /** SHUTDOWN_TIMEOUT_MS: how long in-flight requests may take to finish on SIGTERM. */
   shutdownTimeoutMs: number;
+  /** WORKERS: 1 to run the derived-data job workers (and schedules) inside the API process; 0 leaves them to `npm run worker`. */
+  workers: boolean;
+  /** WORKER_CONCURRENCY: per-person jobs one process runs at once (per queue). */
+  workerConcurrency: number;
 }
 
 /** Thrown when a setting has a value the service cannot run with. */
@@ -97,5 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     nodeEnv: env.NODE_ENV || 'development',
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    workers: flag(env, 'WORKERS', true),
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 1, 1, 32),
   };
 }

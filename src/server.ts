@@ -1,7 +1,8 @@
 /**
  * Process entry of `npm start`: settings, database (embedded or DATABASE_URL), migrations and
- * catalogue, the demo account (embedded first start), then listen. SIGTERM/SIGINT stop accepting
- * connections, let requests in flight finish, close the pool, stop the embedded Postgres, exit 0.
+ * catalogue, the demo account (embedded first start), the derived-data job workers (WORKERS=1, the
+ * default), then listen. SIGTERM/SIGINT stop accepting connections, let requests in flight and
+ * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
  */
 import http from 'node:http';
 import { ConfigError, loadConfig } from './config';
@@ -10,6 +11,7 @@ import { openDatabase } from './database';
 import { resolveSecretKey } from './secret-key';
 import { createApp } from './app';
 import { ensureDemoAccount } from './domain/demo-account';
+import { startJobs, type Jobs } from './analytics/jobs';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -33,6 +35,18 @@ async function main(): Promise<void> {
     if (backend.unhandled.length > 0) logger.warn({ api: backend.name, operations: backend.unhandled }, 'operations without a handler answer 501');
   }
 
+  // Derived-data workers and schedules run here unless WORKERS=0 (then `npm run worker` runs them).
+  let jobs: Jobs | undefined;
+  if (config.workers) {
+    jobs = await startJobs({
+      connectionString: config.databaseUrl ?? database.embedded!.url,
+      db: database.db,
+      logger,
+      now,
+      concurrency: config.workerConcurrency,
+    });
+  }
+
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   await new Promise<void>((resolve, reject) => {
@@ -53,6 +67,8 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
     await closed;
     clearTimeout(timer);
+    // Running jobs finish (or roll back and are retried later); then the queue's pool closes.
+    await jobs?.stop(config.shutdownTimeoutMs).catch((error: unknown) => logger.error({ err: error }, 'stopping the job workers failed'));
     await database.close();
     logger.info('stopped');
     logger.flush();

@@ -370,7 +370,7 @@ export interface components {
          *     | `invalid_request` | a required parameter is missing, repeated or malformed (for example no `code`, or a `code_verifier` of the wrong form) |
          *     | `invalid_client` | the client is unknown or its authentication failed (400 for credentials in the body, 401 for HTTP Basic) |
          *     | `invalid_grant` | the code or refresh token is unknown, expired, revoked, already used or issued to another client, the `redirect_uri` differs from the authorisation request's, or the PKCE `code_verifier` is missing or does not match the challenge (RFC 7636 section 4.6) |
-         *     | `unauthorized_client` | the client may not use this grant type; every Daybook client may use both grants today, so it is not currently answered, but clients should handle it (RFC 6749) |
+         *     | `unauthorized_client` | the client may not use this grant type: the built-in services of Daybook (such as `daybook`, the owner of hand-tracked attributes) have no OAuth grants; every registered client may use both grants |
          *     | `unsupported_grant_type` | `grant_type` is not `authorization_code` or `refresh_token` |
          *     | `invalid_scope` | a refresh asked for a scope the grant does not already hold (a refresh may narrow, never widen), or an unknown scope |
          * @example invalid_grant

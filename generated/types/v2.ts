@@ -45,8 +45,10 @@ export interface paths {
          *     attributes when it has `manual_read`; a simple token and a session may read every group.
          *     Groups outside the scopes, and unknown group or attribute names, give an empty list, never an
          *     error. Inactive attributes (`active` false) and low-priority ones (priority 10 or more) are
-         *     left out unless asked for. `owned=true` keeps only the attributes the calling OAuth2 client
-         *     owns (none for a simple token or a session).
+         *     left out unless asked for with `include_inactive` or `include_low_priority` (naming one in
+         *     `attributes` is not enough). `owned=true` keeps only the attributes the calling OAuth2 client
+         *     owns (none for a simple token or a session). Filters combine; a filter sent empty
+         *     (`groups=`) is the same as not sent.
          *
          *     Ordered by group priority, then attribute priority, then name. Paged: `limit` defaults to 20
          *     and is at most 100.
@@ -74,7 +76,8 @@ export interface paths {
          *     per day, `null` on a day without data.
          *
          *     Filter by `attributes` (attribute names) or by `templates` (template names), not both:
-         *     sending both is 400. A `days` over 31 or below 1 is 400.
+         *     sending both is 400. A `days` over 31 or below 1 is 400. Filters combine; a filter sent empty
+         *     (`groups=`) is the same as not sent.
          *
          *     Visibility: only attributes in the groups the token may read (`<group>_read`), plus manual
          *     attributes when it has `manual_read`; a simple token and a session may read every group.
@@ -103,9 +106,10 @@ export interface paths {
         };
         /**
          * List one attribute's values
-         * @description Lists the stored values of one attribute, newest first, from `date_max` (inclusive) back.
-         *     Days without data are not listed (there is no padding with `null`), so `count` is the number
-         *     of stored values up to `date_max`.
+         * @description Lists the stored values of one attribute, newest first, from `date_max` (inclusive; the
+         *     person's today by default) back. Days without data are not listed (there is no padding with
+         *     `null`), so `count` is the number of stored values up to `date_max`. The attribute is listed
+         *     whether or not it is active or low priority: it is named.
          *
          *     Visibility: the attribute must be in a group the token may read (`<group>_read`), or be
          *     manual with `manual_read`; a simple token and a session may read every group. An unknown
@@ -139,7 +143,8 @@ export interface paths {
          *     `<group>_write`), plus manual attributes when it has `manual_read` or `manual_write`.
          *     Groups outside the scopes, and unknown group or attribute names, give an empty list. Inactive
          *     attributes (`active` false) and low-priority ones (priority 10 or more) are left out unless
-         *     asked for.
+         *     asked for with `include_inactive` or `include_low_priority` (naming one in `attributes` is not
+         *     enough). Filters combine; a filter sent empty (`groups=`) is the same as not sent.
          *
          *     Ordered by group priority, then attribute priority, then name. Paged: `limit` defaults to 20
          *     and is at most 100.
@@ -213,7 +218,7 @@ export interface paths {
          *
          *     Each item's attribute must be owned by the calling service (otherwise `unauthorised`) and
          *     must exist (otherwise `not_found`). String (2), time-of-day (4, 6) and scale (8) attributes
-         *     cannot be incremented, and a float delta on an integer attribute fails with "Cannot apply a float
+         *     cannot be incremented (the spec), nor can booleans (7), whose total would leave 0/1; and a float delta on an integer attribute fails with "Cannot apply a float
          *     to an integer type" (`validation`); so does a total outside the attribute's range (`mood`
          *     1-9, boolean 0 or 1, percentage 0.0-1.0). A missing field is `missing_field`, a field of the
          *     wrong JSON type `invalid_type`. These are checked per item, never by request validation.
@@ -783,7 +788,7 @@ export interface components {
             manual: boolean;
             value_type: components["schemas"]["ValueType"];
             value_type_description: components["schemas"]["ValueTypeDescription"];
-            /** @description Connected services able to provide data for this attribute (clients connected to the person that have acquired it before). */
+            /** @description Connected services able to provide data for this attribute, oldest first - clients that have acquired it before and still hold a live token for the person (not revoked or expired); Daybook's built-in services always count as connected. */
             available_services: components["schemas"]["Service"][];
         };
         /** @description A page of attributes, ordered by group priority, then attribute priority, then name. */
@@ -932,7 +937,7 @@ export interface components {
          *     |---|---|
          *     | `missing_field` | a required field is absent; the message names the item's index and the missing fields |
          *     | `invalid_type` | a field has the wrong JSON type (for example a name that is not a string) |
-         *     | `validation` | a value is outside what the attribute accepts: wrong type for its `value_type`, out of range (mood 1-9, scale 1-9, boolean 0/1, percentage 0.0-1.0), `mood_note` over 1000 characters, a null value, an impossible date, an increment of a string, scale or time-of-day attribute, or a float delta on an integer attribute |
+         *     | `validation` | a value is outside what the attribute accepts: wrong type for its `value_type`, out of range (mood 1-9, scale 1-9, boolean 0/1, percentage 0.0-1.0), `mood_note` over 1000 characters, a null value, an impossible date, an increment of a string, scale, time-of-day or boolean attribute, a total an increment would take out of range, or a float delta on an integer attribute |
          *     | `not_found` | no attribute, template or group of that name for this user |
          *     | `unauthorised` | the attribute does not belong to the calling service (release, update, increment) |
          *     | `forbidden_scope` | the token's scopes do not allow writing this attribute's group (or manual attributes) |
@@ -1283,7 +1288,7 @@ export interface components {
              * @example you spend more time asleep when you go to bed earlier.
              */
             second_person: string;
-            /** @description The sentence split into its three parts, the first attribute's clause, the joiner (`when` or `on days after`) and the second attribute's clause, for clients that style them separately. */
+            /** @description The sentence split into its three parts, in the sentence's order, for clients that style them separately. Offset 0: `attribute`'s clause, `when`, `attribute2`'s clause. Offset -1 reads in time order with the later day first: `attribute2`'s clause, `on days after`, `attribute`'s clause (for example "you spend less time asleep", "on days after", "you drink more coffee"). */
             second_person_elements: string[];
             /**
              * @description Always `null`; reserved.

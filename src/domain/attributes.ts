@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType, type ValueTypeDescription } from '../db/catalogue';
 import { daysEndingAt } from './time';
+import { liveTokenCondition } from './tokens';
 import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './values';
 import { whereVisible, type Visibility } from './visibility';
 
@@ -78,9 +79,10 @@ function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
 
 /**
  * `available_services` of the attribute row `alias` as a JSON array (DESIGN): services that
- * acquired the attribute before and are still connected to the person, i.e. hold a token that is
- * neither revoked, replaced by a refresh, nor expired at `now`. Daybook's built-in services (manual
- * tracking, demo data) need no token, so they always count as connected. Oldest acquisition first.
+ * acquired the attribute before and are still connected to the person, i.e. hold a live token
+ * (`liveTokenCondition`: not revoked, not replaced by a refresh, not expired at `now`). Daybook's
+ * built-in services (manual tracking, demo data) need no token, so they always count as
+ * connected. Oldest acquisition first.
  */
 function availableServicesColumn(db: Knex, now: Date, alias: string): Knex.Raw {
   return db.raw(
@@ -91,11 +93,9 @@ function availableServicesColumn(db: Knex, now: Date, alias: string): Knex.Raw {
        where s.user_id = ??.user_id and s.attribute_id = ??.id
          and (c.builtin or exists (
            select 1 from tokens t
-           where t.user_id = s.user_id and t.client_pk = s.client_pk
-             and t.revoked_at is null and t.replaced_at is null
-             and coalesce(t.refresh_expires_at, t.access_expires_at) > ?))
+           where t.user_id = s.user_id and t.client_pk = s.client_pk and ?))
      ), '[]'::json) as available_services`,
-    [alias, alias, now],
+    [alias, alias, liveTokenCondition(db, 't', now)],
   );
 }
 

@@ -33,7 +33,7 @@ export async function listConnectedApps(db: Knex, userId: number, now: Date): Pr
       clientId: row.client_id,
       name: row.name,
       website: row.website,
-      scopes: [],
+      scopes: [] as string[],
       connectedAt: new Date(row.created_at),
       lastUsedAt: null,
     };

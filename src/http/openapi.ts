@@ -49,7 +49,11 @@ function fieldProblems(c: ApiContext): FieldProblem[] {
       const missing = (error.params as { missingProperty?: string }).missingProperty ?? '';
       return { in: 'query', name: missing, message: 'is required' };
     }
-    return { in: 'body', name: '/' + pointer.join('/'), message: error.message ?? 'is invalid' };
+    // Body pointers start at ajv's `requestBody` wrapper; a missing property is named itself.
+    const inBody = pointer[0] === 'requestBody' ? pointer.slice(1) : pointer;
+    const missing = error.keyword === 'required' ? (error.params as { missingProperty?: string }).missingProperty : undefined;
+    if (missing) return { in: 'body', name: '/' + [...inBody, missing].join('/'), message: 'is required' };
+    return { in: 'body', name: '/' + inBody.join('/'), message: error.message ?? 'is invalid' };
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import type Koa from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
-import { invalidPage } from './errors';
+import { badRequest, invalidPage } from './errors';
 import { queryInt } from './query';
 import { publicBaseUrl } from './urls';
 
@@ -18,9 +18,18 @@ export interface Paging {
   offset: number;
 }
 
+/**
+ * The validator lets a number too large for a double, such as `1e400`, through as Infinity; that
+ * is no page number. (A large finite page is simply past the end; a large limit is clamped.)
+ */
+function wholeNumber(name: string, value: number): number {
+  if (!Number.isFinite(value)) throw badRequest(`Invalid query parameter ${name}: must be an integer.`, [{ in: 'query', name, message: 'must be an integer' }]);
+  return value;
+}
+
 export function paging(c: ApiContext, maxLimit = MAX_PAGE_SIZE, defaultLimit = DEFAULT_PAGE_SIZE): Paging {
-  const page = queryInt(c, 'page', 1);
-  const limit = Math.min(queryInt(c, 'limit', defaultLimit), maxLimit);
+  const page = wholeNumber('page', queryInt(c, 'page', 1));
+  const limit = Math.min(wholeNumber('limit', queryInt(c, 'limit', defaultLimit)), maxLimit);
   return { page, limit, offset: (page - 1) * limit };
 }
 

@@ -1,7 +1,18 @@
-/** Every handler of the OAuth2 document, keyed by operationId. */
+/**
+ * Every handler of the OAuth2 document, keyed by operationId. The document answers its own
+ * validation and security failures: parameters are checked by the endpoints themselves, so that
+ * problems come back as OAuth errors (redirects, error pages, `{error, error_description}`).
+ */
 import type { Deps } from '../deps';
-import type { HandlerMap } from '../http/openapi';
+import type { HandlerMap, OperationHandler } from '../http/openapi';
+import { authorizeHandlers, consentWithoutSession } from './authorize';
+import { tokenHandlers, tokenRequestParseErrors } from './token-endpoint';
 
-export function oauthHandlers(_deps: Deps): HandlerMap {
-  return {};
+export function oauthHandlers(deps: Deps): HandlerMap {
+  const operations: HandlerMap = { ...authorizeHandlers(deps), ...tokenHandlers(deps) };
+  /** A parameter the document's schema refused (a repeated one): the endpoint answers it as OAuth says. */
+  const validationFail: OperationHandler = (c, ctx) => operations[c.operation.operationId as string](c, ctx);
+  return { ...operations, validationFail, unauthorizedHandler: consentWithoutSession };
 }
+
+export { tokenRequestParseErrors };

@@ -160,3 +160,28 @@ describe('health and documents', () => {
     expect(res.text).toContain('href="/docs/oauth/"');
   });
 });
+
+describe('query parameters', () => {
+  test('a limit too large to be a number is 400, a large one is clamped to 100', async () => {
+    const infinite = await app.get('/api/2/attributes/templates/?limit=1e400', { bearer });
+    expect(infinite.status).toBe(400);
+    expect(infinite.body.detail).toBe('Invalid query parameter limit: must be an integer.');
+    const clamped = await app.get('/api/2/attributes/templates/?limit=100000', { bearer });
+    expect(clamped.body.results).toHaveLength(Math.min(100, clamped.body.count));
+  });
+
+  test('a repeated query parameter is 400', async () => {
+    const res = await app.get('/api/2/attributes/values/?attribute=steps&attribute=sleep', { bearer });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ in: 'query', name: 'attribute' });
+  });
+
+  test('boolean flags accept true/false and 1/0 alike, anything else is 400', async () => {
+    const one = await app.get('/api/2/attributes/templates/?include_low_priority=1', { bearer });
+    const word = await app.get('/api/2/attributes/templates/?include_low_priority=true', { bearer });
+    const zero = await app.get('/api/2/attributes/templates/?include_low_priority=0', { bearer });
+    expect(one.body.count).toBe(word.body.count);
+    expect(zero.body.count).toBeLessThan(one.body.count);
+    expect((await app.get('/api/2/attributes/templates/?include_low_priority=yes', { bearer })).status).toBe(400);
+  });
+});

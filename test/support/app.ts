@@ -14,6 +14,7 @@ import { createApp } from '../../src/app';
 import type { Deps } from '../../src/deps';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from './clusters';
 import { assertDocumented } from './contract';
+import { startJobs, type Jobs } from '../../src/analytics/jobs';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -24,11 +25,13 @@ export interface CallOptions {
   token?: string;
   /** Session cookie value. */
   session?: string;
+  /** Other cookies to send (name -> value). */
+  cookies?: Record<string, string>;
   headers?: Record<string, string>;
   /** JSON body (serialised, Content-Type application/json). */
   json?: unknown;
-  /** Form body (application/x-www-form-urlencoded). */
-  form?: Record<string, string>;
+  /** Form body (application/x-www-form-urlencoded); a list of pairs may repeat a field. */
+  form?: Record<string, string> | Array<[string, string]>;
   /** Raw body with the headers given. */
   raw?: string | Buffer;
   /** Skip response validation (only for responses from outside every document, e.g. /healthz). */
@@ -46,6 +49,10 @@ export interface TestApp {
   baseUrl: string;
   db: Knex;
   deps: Deps;
+  /** Every log line the app wrote (JSON strings), when started with `captureLogs`. */
+  logs: string[];
+  /** The derived-data job workers, when the test started the app with WORKERS=1 (off by default). */
+  jobs?: Jobs;
   /** Moves the app's clock; `undefined` returns to real time. */
   setNow(date: Date | undefined): void;
   request<T = any>(method: string, path: string, options?: CallOptions): Promise<TestResponse<T>>;
@@ -54,21 +61,32 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface StartOptions {
+  /** Keep every log line (level trace) in `app.logs`, e.g. to check that no secret is logged. */
+  captureLogs?: boolean;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   const adminUrl = workerAdminUrl();
   const database = `daybook_test_${crypto.randomBytes(6).toString('hex')}`;
   await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${database}" TEMPLATE "${TEMPLATE_DATABASE}"`));
-  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(adminUrl, database), RATE_LIMIT_PER_HOUR: '100000', LOG_LEVEL: 'silent', ...env });
+  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(adminUrl, database), RATE_LIMIT_PER_HOUR: '100000', LOG_LEVEL: 'silent', WORKERS: '0', ...env });
   const db = createKnex(config.databaseUrl!, { pool: { min: 0, max: 10 } });
   let fixedNow: Date | undefined;
+  const logs: string[] = [];
   const deps: Deps = {
     config,
     db,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger: options.captureLogs
+      ? pino({ level: 'trace' }, { write: (line: string) => void logs.push(line) })
+      : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     secretKey: TEST_SECRET_KEY,
     now: () => fixedNow ?? new Date(),
   };
   const { app } = await createApp(deps);
+  const jobs = config.workers
+    ? await startJobs({ connectionString: config.databaseUrl!, db, logger: deps.logger, now: deps.now, pollingIntervalSeconds: 0.5 })
+    : undefined;
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -77,7 +95,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
     if (options.token) headers.Authorization = `Token ${options.token}`;
-    if (options.session) headers.Cookie = `daybook_session=${options.session}`;
+    const cookies = { ...(options.session ? { daybook_session: options.session } : {}), ...(options.cookies ?? {}) };
+    if (Object.keys(cookies).length > 0) headers.Cookie = Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ');
     let body: string | Buffer | undefined = options.raw;
     if (options.json !== undefined) {
       headers['Content-Type'] ??= 'application/json';
@@ -109,6 +128,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     baseUrl,
     db,
     deps,
+    jobs,
+    logs,
     setNow(date) {
       fixedNow = date;
     },
@@ -118,6 +139,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs?.stop(5000);
       await db.destroy();
       await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
     },

@@ -1,7 +1,8 @@
 /** Every handler of the version 1 document, keyed by operationId (one file per tag). */
 import type { Deps } from '../../deps';
 import type { HandlerMap } from '../../http/openapi';
+import { simpleTokenHandlers } from '../auth/simple-token';
 
-export function v1Handlers(_deps: Deps): HandlerMap {
-  return {};
+export function v1Handlers(deps: Deps): HandlerMap {
+  return { ...simpleTokenHandlers(deps) };
 }

@@ -2,8 +2,17 @@
 import type { Deps } from '../../deps';
 import type { HandlerMap } from '../../http/openapi';
 import { accountHandlers } from './account';
+import { simpleTokenHandlers } from '../auth/simple-token';
 import { attributesHandlers } from './attributes';
+import { writingHandlers } from './writing';
+import { averagesHandlers } from './averages';
+import { correlationsHandlers } from './correlations';
+import { insightsHandlers } from './insights';
 
 export function v2Handlers(deps: Deps): HandlerMap {
-  return { ...accountHandlers(deps), ...attributesHandlers(deps) };
+  return { ...accountHandlers(deps), ...attributesHandlers(deps), ...writingHandlers(deps), ...simpleTokenHandlers(deps),
+    ...averagesHandlers(deps),
+    ...correlationsHandlers(deps),
+    ...insightsHandlers(deps),
+  };
 }

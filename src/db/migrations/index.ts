@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import * as initial from './20261122000001_initial';
 import * as rateLimits from './20261122000002_rate_limits';
+import * as derivedRuns from './20261122003001_derived_runs';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -19,4 +20,5 @@ export interface NamedMigration {
 export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261122000001_initial', ...initial },
   { name: '20261122000002_rate_limits', ...rateLimits },
+  { name: '20261122003001_derived_runs', ...derivedRuns },
 ];

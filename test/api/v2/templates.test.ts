@@ -109,7 +109,7 @@ describe('GET /api/2/attributes/templates/', () => {
     const seen: string[] = [];
     let path: string | null = '/api/2/attributes/templates/?include_low_priority=true&limit=7';
     while (path) {
-      const res = await app.get(path, { token: simpleToken });
+      const res: { status: number; body: { next: string | null; results: Array<{ name: string }> } } = await app.get(path, { token: simpleToken });
       expect(res.status).toBe(200);
       seen.push(...names(res.body));
       path = res.body.next ? new URL(res.body.next).pathname + new URL(res.body.next).search : null;

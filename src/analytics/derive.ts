@@ -1,0 +1,143 @@
+/**
+ * One person's derive: load, compute, write, all inside one transaction.
+ *
+ * - A transaction-scoped advisory lock on the person serialises every derive and insight run of
+ *   that person, whatever started it (the queue's workers on any instance, `npm run derive`).
+ * - The person's values come from ONE query (series.ts), read in the same transaction.
+ * - The week's averages and correlations replace that week's earlier set, insights are added once,
+ *   and the week is recorded, in the same transaction: a run killed half-way (process, connection
+ *   or an error) rolls back and leaves the previous results in place.
+ */
+import type { Knex } from 'knex';
+import { addDays, localDate } from '../domain/time';
+import { computeAverages } from './averages';
+import { computeCorrelations } from './correlations';
+import { INSIGHT_LOOKBACK_DAYS, findInsights } from './insights';
+import { loadUserData, type UserData } from './series';
+import { drainChanges, insertInsights, markInsightsRun, pendingChanges, recordWeek, replaceAverages, replaceCorrelations } from './store';
+import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
+
+/** Names the per-person advisory locks of derived data among the database's advisory locks. */
+const LOCK_NAMESPACE = 730_211_802;
+
+/** Test seams: run inside the transaction at the named point (a test throws or kills the connection here). */
+export interface DeriveHooks {
+  /** After the week's averages and correlations are written, before insights and commit. */
+  afterWrite?: (trx: Knex.Transaction) => Promise<void>;
+}
+
+export interface DeriveOptions {
+  /** The clock: decides the person's today and so the week. */
+  now: Date;
+  hooks?: DeriveHooks;
+}
+
+/** What one derive did. */
+export interface DeriveSummary {
+  userId: number;
+  /** The week's date (its Monday). */
+  date: string;
+  /** Numeric attributes loaded. */
+  attributes: number;
+  /** Attributes with enough data to be tested. */
+  tested: number;
+  /** Correlation tests run (pairs x offsets with enough paired days). */
+  tests: number;
+  published: number;
+  averages: number;
+  /** New insights stored. */
+  insights: number;
+  values: number;
+  ms: number;
+}
+
+async function lockPerson(trx: Knex.Transaction, userId: number): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)', [LOCK_NAMESPACE, userId]);
+}
+
+async function timezoneOf(db: Knex, userId: number): Promise<string | undefined> {
+  const row = await db('users').where({ id: userId }).first<{ timezone: string } | undefined>('timezone');
+  return row?.timezone;
+}
+
+function countValues(data: UserData): number {
+  return data.attributes.reduce((sum, a) => sum + a.count, 0);
+}
+
+/**
+ * Computes the person's weekly set (averages, correlations) for the week containing their today,
+ * and their insights; undefined when the person does not exist.
+ */
+export async function deriveUser(db: Knex, userId: number, options: DeriveOptions): Promise<DeriveSummary | undefined> {
+  const started = performance.now();
+  const timezone = await timezoneOf(db, userId);
+  if (timezone === undefined) return undefined;
+  const today = localDate(options.now, timezone);
+  const date = weekDate(today);
+  const from = [addDays(date, -CORRELATION_WINDOW_DAYS), addDays(today, -INSIGHT_LOOKBACK_DAYS)].sort()[0];
+  return db.transaction(async (trx) => {
+    await lockPerson(trx, userId);
+    const changes = await pendingChanges(trx, userId);
+    const data = await loadUserData(trx, userId, from, today);
+    const averages = computeAverages(data, date);
+    const correlations = computeCorrelations(data, date);
+    const insights = findInsights(data, today);
+    await replaceAverages(trx, userId, date, averages);
+    await replaceCorrelations(trx, userId, date, correlations.published);
+    await options.hooks?.afterWrite?.(trx);
+    const added = await insertInsights(trx, userId, insights, options.now);
+    await markInsightsRun(trx, userId, today);
+    await drainChanges(trx, userId, changes);
+    const ms = performance.now() - started;
+    await recordWeek(trx, {
+      userId,
+      date,
+      attributes: correlations.attributes,
+      tests: correlations.tests,
+      published: correlations.published.length,
+      averages: averages.length,
+      durationMs: ms,
+      computedAt: options.now,
+    });
+    return {
+      userId,
+      date,
+      attributes: data.attributes.length,
+      tested: correlations.attributes,
+      tests: correlations.tests,
+      published: correlations.published.length,
+      averages: averages.length,
+      insights: added,
+      values: countValues(data),
+      ms: performance.now() - started,
+    };
+  });
+}
+
+/** What one insight run did. */
+export interface InsightRunSummary {
+  userId: number;
+  today: string;
+  found: number;
+  added: number;
+}
+
+/**
+ * Generates the person's insights as of their today (after writes, and once a day): the same
+ * findings as a derive, without the weekly statistics. Drains the value changes it saw.
+ */
+export async function generateInsights(db: Knex, userId: number, options: { now: Date }): Promise<InsightRunSummary | undefined> {
+  const timezone = await timezoneOf(db, userId);
+  if (timezone === undefined) return undefined;
+  const today = localDate(options.now, timezone);
+  return db.transaction(async (trx) => {
+    await lockPerson(trx, userId);
+    const changes = await pendingChanges(trx, userId);
+    const data = await loadUserData(trx, userId, addDays(today, -INSIGHT_LOOKBACK_DAYS), today);
+    const insights = findInsights(data, today);
+    const added = await insertInsights(trx, userId, insights, options.now);
+    await markInsightsRun(trx, userId, today);
+    await drainChanges(trx, userId, changes);
+    return { userId, today, found: insights.length, added };
+  });
+}

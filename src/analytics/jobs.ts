@@ -1,0 +1,188 @@
+/**
+ * The derived-data jobs on pg-boss, a queue in the same Postgres (its own `pgboss` schema, created
+ * by `boss.start()`; no other server).
+ *
+ * Queues (all with pg-boss's `stately` policy: per singleton key at most one job waiting and one
+ * running, on every instance together):
+ * - `derive-user` {userId}: the person's weekly averages and correlations, plus insights.
+ * - `insights-user` {userId}: the person's insights (after writes, and once a day).
+ *   Both keyed `user:<id>`, so a person's job never runs twice at once, and a burst of requests
+ *   for one person collapses into one waiting job. A transaction-scoped advisory lock in derive.ts
+ *   also serialises a person's derive and insight runs against each other and the CLI.
+ * - `derive-sweep` (cron hourly at :05, and once at start): enqueues `derive-user` for everyone
+ *   with data whose current local week has no set yet (so each person's week starts on their own
+ *   Monday, and a week missed while no worker ran is caught up), and `insights-user` for everyone
+ *   whose insights have not run on their local today yet (the daily run).
+ * - `value-changes-sweep` (cron every minute): enqueues `insights-user` for everyone with rows in
+ *   `value_changes`, which the write endpoints insert in the same transaction as a write; the run
+ *   deletes the rows it saw. `enqueueInsights(userId)` does the same at once.
+ *
+ * A job killed half-way leaves its transaction rolled back (the previous results stay); pg-boss
+ * expires it after EXPIRE_SECONDS and retries it.
+ */
+import PgBoss from 'pg-boss';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { localDate } from '../domain/time';
+import { deriveUser, generateInsights } from './derive';
+import { weekDate } from './week';
+
+export const QUEUES = {
+  derive: 'derive-user',
+  insights: 'insights-user',
+  sweep: 'derive-sweep',
+  changes: 'value-changes-sweep',
+} as const;
+
+/** Cron schedules (UTC). */
+export const SCHEDULES = {
+  sweep: '5 * * * *',
+  changes: '* * * * *',
+} as const;
+
+const EXPIRE_SECONDS = 15 * 60;
+
+export interface PersonJob {
+  userId: number;
+}
+
+export interface JobsOptions {
+  connectionString: string;
+  db: Knex;
+  logger: Logger;
+  now: () => Date;
+  /** Run job handlers in this process (default true); false only enqueues. */
+  work?: boolean;
+  /** Register the cron schedules (default: same as `work`). */
+  schedule?: boolean;
+  /** Handlers per queue per process (default 1). */
+  concurrency?: number;
+  /** How often an idle worker looks for jobs, in seconds (default 2, at least 0.5). */
+  pollingIntervalSeconds?: number;
+  /** Replaces the per-person work (tests). */
+  run?: { derive?: (userId: number) => Promise<unknown>; insights?: (userId: number) => Promise<unknown> };
+}
+
+export interface Jobs {
+  boss: PgBoss;
+  /** Queues the person's weekly derive; null when one is already waiting. */
+  enqueueDerive(userId: number): Promise<string | null>;
+  /** Queues the person's insight run; null when one is already waiting. */
+  enqueueInsights(userId: number): Promise<string | null>;
+  /** The hourly sweep's work, callable directly. */
+  sweep(): Promise<{ derive: number; insights: number }>;
+  /** The value-changes sweep's work, callable directly. */
+  sweepChanges(): Promise<number>;
+  /** Stops taking jobs, lets running ones finish (up to `timeoutMs`), closes pg-boss's pool. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+const personOptions = (userId: number): PgBoss.SendOptions => ({
+  singletonKey: `user:${userId}`,
+  retryLimit: 3,
+  retryDelay: 60,
+  retryBackoff: true,
+  expireInSeconds: EXPIRE_SECONDS,
+});
+
+function safeLocalDate(now: Date, timezone: string): string {
+  try {
+    return localDate(now, timezone);
+  } catch {
+    return localDate(now, 'UTC');
+  }
+}
+
+/** Starts pg-boss (creating or migrating its schema), its queues, and, when asked, workers and schedules. */
+export async function startJobs(options: JobsOptions): Promise<Jobs> {
+  const { db, logger, now } = options;
+  const work = options.work ?? true;
+  const boss = new PgBoss({ connectionString: options.connectionString, max: 3, application_name: 'daybook-jobs' });
+  boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
+  await boss.start();
+  for (const name of Object.values(QUEUES)) {
+    await boss.createQueue(name, { name, policy: 'stately' });
+  }
+
+  const enqueueDerive = (userId: number) => boss.send(QUEUES.derive, { userId }, personOptions(userId));
+  const enqueueInsights = (userId: number) => boss.send(QUEUES.insights, { userId }, personOptions(userId));
+
+  async function sweep(): Promise<{ derive: number; insights: number }> {
+    const rows: Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null }> = (
+      await db.raw(
+        `select u.id, u.timezone, (select max(w.date) from derived_weeks w where w.user_id = u.id) as last_week, s.insights_on
+           from users u
+           left join derive_state s on s.user_id = u.id
+          where exists (select 1 from attribute_values v where v.user_id = u.id)`,
+      )
+    ).rows;
+    const at = now();
+    let derive = 0;
+    let insights = 0;
+    for (const row of rows) {
+      const today = safeLocalDate(at, row.timezone);
+      if (row.last_week === null || row.last_week < weekDate(today)) {
+        if (await enqueueDerive(row.id)) derive++;
+      } else if (row.insights_on === null || row.insights_on < today) {
+        if (await enqueueInsights(row.id)) insights++;
+      }
+    }
+    return { derive, insights };
+  }
+
+  async function sweepChanges(): Promise<number> {
+    const rows: Array<{ user_id: number }> = await db('value_changes').distinct('user_id');
+    let queued = 0;
+    for (const row of rows) if (await enqueueInsights(row.user_id)) queued++;
+    return queued;
+  }
+
+  const runDerive = options.run?.derive ?? ((userId: number) => deriveUser(db, userId, { now: now() }));
+  const runInsights = options.run?.insights ?? ((userId: number) => generateInsights(db, userId, { now: now() }));
+
+  if (work) {
+    const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
+    const concurrency = options.concurrency ?? 1;
+    for (let i = 0; i < concurrency; i++) {
+      await boss.work<PersonJob>(QUEUES.derive, { pollingIntervalSeconds }, async ([job]) => {
+        const summary = await runDerive(job.data.userId);
+        logger.info({ job: QUEUES.derive, userId: job.data.userId, summary }, 'derived data computed');
+        return summary;
+      });
+      await boss.work<PersonJob>(QUEUES.insights, { pollingIntervalSeconds }, async ([job]) => {
+        const summary = await runInsights(job.data.userId);
+        logger.debug({ job: QUEUES.insights, userId: job.data.userId, summary }, 'insights generated');
+        return summary;
+      });
+    }
+    await boss.work(QUEUES.sweep, { pollingIntervalSeconds }, async () => {
+      const queued = await sweep();
+      logger.info({ job: QUEUES.sweep, queued }, 'derived-data sweep');
+      return queued;
+    });
+    await boss.work(QUEUES.changes, { pollingIntervalSeconds }, async () => ({ queued: await sweepChanges() }));
+  }
+  if (options.schedule ?? work) {
+    await boss.schedule(QUEUES.sweep, SCHEDULES.sweep);
+    await boss.schedule(QUEUES.changes, SCHEDULES.changes);
+    // Catch up at start rather than at the next hour (a fresh start, a week missed while down).
+    await boss.send(QUEUES.sweep, {});
+  }
+
+  return {
+    boss,
+    enqueueDerive,
+    enqueueInsights,
+    sweep,
+    sweepChanges,
+    stop: (timeoutMs = 20_000) => boss.stop({ graceful: true, timeout: timeoutMs, wait: true }),
+  };
+}
+
+/**
+ * Queues an insight run for the person at once (the write endpoints may call it after their
+ * transaction commits; the value-changes sweep would pick the write up within a minute anyway).
+ */
+export async function enqueueInsightsFor(jobs: Pick<Jobs, 'enqueueInsights'>, userId: number): Promise<void> {
+  await jobs.enqueueInsights(userId);
+}

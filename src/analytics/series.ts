@@ -1,0 +1,200 @@
+/**
+ * A person's numeric data as the statistics see it: one dense series per attribute over a range of
+ * days, NaN on a day without data, loaded with ONE query (attributes, their catalogue details and
+ * every value in the range come back together, one row per attribute).
+ *
+ * Custom tags (custom-group integer attributes with priority >= 2, value 1 on a day the tag was
+ * used) are often stored only on the days they were used. A tag's day without a value counts as 0
+ * on every day the person tracked anything else, so "used" and "not used" can be compared.
+ */
+import type { Knex } from 'knex';
+import { VALUE_TYPES, isTextValueType } from '../db/catalogue';
+import { addDays } from '../domain/time';
+
+/** One numeric attribute with what phrasing, insights and the API objects need. */
+export interface SeriesAttribute {
+  id: number;
+  name: string;
+  label: string;
+  template: string | null;
+  group: string;
+  groupLabel: string;
+  groupPriority: number;
+  priority: number;
+  valueType: number;
+  manual: boolean;
+  /** The template's unit (minutes, km, kg…), null when it has none or the attribute is custom. */
+  unit: string | null;
+  /** A custom tag (see the module comment). */
+  isTag: boolean;
+  /** Values by day index (0 = `UserData.firstDay`), NaN without data. */
+  values: Float64Array;
+  /** Days with a value. */
+  count: number;
+}
+
+/** The loaded range of one person. */
+export interface UserData {
+  userId: number;
+  firstDay: string;
+  /** Number of days loaded: firstDay .. firstDay + days - 1. */
+  days: number;
+  /** Weekday of firstDay, 0 Monday .. 6 Sunday. */
+  firstWeekday: number;
+  /** In the order attribute lists use: group priority, attribute priority, name. */
+  attributes: SeriesAttribute[];
+}
+
+/** True for a custom tag attribute (the spec: custom group, integer, priority 2 or higher). */
+export function isTagAttribute(a: { group: string; valueType: number; priority: number }): boolean {
+  return a.group === 'custom' && (a.valueType === VALUE_TYPES.integer || a.valueType === VALUE_TYPES.boolean) && a.priority >= 2;
+}
+
+/** Weekday of a YYYY-mm-dd date, 0 Monday .. 6 Sunday. */
+export function weekdayOf(date: string): number {
+  const [y, m, d] = date.split('-').map(Number);
+  const at = new Date(0);
+  at.setUTCFullYear(y, m - 1, d);
+  return (at.getUTCDay() + 6) % 7;
+}
+
+/** Whole days from `from` to `to` (positive when `to` is later). */
+export function daysBetween(from: string, to: string): number {
+  const ms = (date: string) => {
+    const [y, m, d] = date.split('-').map(Number);
+    const at = new Date(0);
+    at.setUTCFullYear(y, m - 1, d);
+    return at.getTime();
+  };
+  return Math.round((ms(to) - ms(from)) / 86_400_000);
+}
+
+interface Row {
+  id: number;
+  name: string;
+  label: string;
+  template_name: string | null;
+  group_name: string;
+  group_label: string;
+  group_priority: number;
+  priority: number;
+  value_type: number;
+  manual: boolean;
+  unit: string | null;
+  /** "dayIndex:value" pairs joined by commas (a text aggregate parses far faster than two arrays). */
+  points: string | null;
+}
+
+/**
+ * Loads every numeric attribute of `userId` with its values from `from` to `to` (inclusive), in
+ * one query. Values that are not finite numbers are treated as missing.
+ */
+export async function loadUserData(db: Knex, userId: number, from: string, to: string): Promise<UserData> {
+  const rows: Row[] = (
+    await db.raw(
+      `select a.id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
+              a.priority, a.value_type, a.manual, t.unit,
+              (select string_agg((v.date - ?::date)::text || ':' || v.value_num::text, ',')
+                 from attribute_values v
+                where v.user_id = a.user_id and v.attribute_id = a.id
+                  and v.date between ? and ?
+                  and v.value_num is not null) as points
+         from attributes a
+         join groups g on g.name = a.group_name
+         left join templates t on t.name = a.template_name
+        where a.user_id = ? and a.value_type <> ?
+        order by g.priority, a.priority, a.name`,
+      [from, from, to, userId, VALUE_TYPES.string],
+    )
+  ).rows;
+  return buildUserData(
+    userId,
+    from,
+    to,
+    rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      label: row.label,
+      template: row.template_name,
+      group: row.group_name,
+      groupLabel: row.group_label,
+      groupPriority: row.group_priority,
+      priority: row.priority,
+      valueType: row.value_type,
+      manual: row.manual,
+      unit: row.unit,
+      points: parsePoints(row.points),
+    })),
+  );
+}
+
+/** "3:7.5,4:8" -> [[3, 7.5], [4, 8]]. */
+function parsePoints(text: string | null): Array<[number, number]> {
+  if (!text) return [];
+  return text.split(',').map((point) => {
+    const colon = point.indexOf(':');
+    return [Number(point.slice(0, colon)), Number(point.slice(colon + 1))];
+  });
+}
+
+/** An attribute's details and its values as [day index from `from`, value] pairs. */
+export type AttributeInput = Omit<SeriesAttribute, 'values' | 'count' | 'isTag'> & { points: ReadonlyArray<readonly [number, number]> };
+
+/**
+ * Builds the dense series of `from` .. `to` (inclusive) from attributes and their points; string
+ * attributes are left out, non-finite values and points outside the range are missing. Used by the
+ * loader and by tests that make data in memory.
+ */
+export function buildUserData(userId: number, from: string, to: string, inputs: readonly AttributeInput[]): UserData {
+  const days = daysBetween(from, to) + 1;
+  const attributes = inputs
+    .filter((input) => !isTextValueType(input.valueType))
+    .map((input): SeriesAttribute => {
+      const values = new Float64Array(days).fill(NaN);
+      let count = 0;
+      for (const [index, value] of input.points) {
+        if (index >= 0 && index < days && Number.isFinite(value)) {
+          if (values[index] !== values[index]) count++;
+          values[index] = value;
+        }
+      }
+      const { points: _points, ...details } = input;
+      return { ...details, values, count, isTag: isTagAttribute(details) };
+    });
+  fillTagGaps(attributes, days);
+  return { userId, firstDay: from, days, firstWeekday: weekdayOf(from), attributes };
+}
+
+/** A tag's day without a value is 0 on days the person tracked any other attribute. */
+function fillTagGaps(attributes: SeriesAttribute[], days: number): void {
+  const tags = attributes.filter((a) => a.isTag);
+  if (tags.length === 0) return;
+  const tracked = new Uint8Array(days);
+  for (const a of attributes) {
+    if (a.isTag) continue;
+    for (let i = 0; i < days; i++) if (a.values[i] === a.values[i]) tracked[i] = 1;
+  }
+  for (const tag of tags) {
+    for (let i = 0; i < days; i++) {
+      if (tracked[i] && tag.values[i] !== tag.values[i]) {
+        tag.values[i] = 0;
+        tag.count++;
+      }
+    }
+  }
+}
+
+/** The date of day index `index`. */
+export function dateAt(data: UserData, index: number): string {
+  return addDays(data.firstDay, index);
+}
+
+/** The day index of `date` (may fall outside 0 .. days - 1). */
+export function indexOf(data: UserData, date: string): number {
+  return daysBetween(data.firstDay, date);
+}
+
+/** Weekday (0 Monday) of day index `index`. */
+export function weekdayAt(data: UserData, index: number): number {
+  return (((data.firstWeekday + index) % 7) + 7) % 7;
+}

@@ -1,0 +1,26 @@
+/**
+ * POST /api/1/auth/simple-token/ and its alias /api/2/auth/simple-token/ (DESIGN): user name and
+ * password for the person's simple token, the same token each time until they reset it. Throttled
+ * like the login form; bad credentials are 400 with the error body.
+ */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { Deps } from '../../deps';
+import { attemptSignIn } from '../../domain/login-throttle';
+import { simpleTokenOf } from '../../domain/users';
+import { badRequest, tooManyRequests } from '../../http/errors';
+
+export function simpleTokenHandlers(deps: Deps) {
+  return {
+    async createSimpleToken(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      ctx.set('Cache-Control', 'no-store');
+      const { username, password } = ctx.request.body as { username: string; password: string };
+      const result = await attemptSignIn(deps.db, { username, password, address: ctx.ip });
+      if ('throttled' in result) {
+        throw tooManyRequests(`Too many failed sign-in attempts. Try again in ${result.throttled} seconds.`, result.throttled);
+      }
+      if ('wrongCredentials' in result) throw badRequest('Unable to log in with the provided credentials.');
+      ctx.body = { token: await simpleTokenOf(deps.db, result.user, deps.secretKey) };
+    },
+  };
+}

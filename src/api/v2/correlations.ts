@@ -1,0 +1,48 @@
+/** Handlers of the v2 `Correlations` tag. */
+import type { Context as ApiContext } from 'openapi-backend';
+import type Koa from 'koa';
+import type { operations } from '../../../generated/types/v2';
+import type { Deps } from '../../deps';
+import type { Principal } from '../../domain/principal';
+import { findCorrelationCombo, listCorrelations } from '../../domain/correlations';
+import { readVisibility } from '../../domain/visibility';
+import { notFound } from '../../http/errors';
+import { envelope, paging } from '../../http/paging';
+import { queryFlag, queryString } from '../../http/query';
+
+type CorrelationList = operations['listCorrelations']['responses'][200]['content']['application/json'];
+type Correlation = operations['getCorrelationCombo']['responses'][200]['content']['application/json'];
+
+export function correlationsHandlers(deps: Deps) {
+  return {
+    /** The latest week's correlations, strongest first. */
+    async listCorrelations(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ctx.state.principal as Principal;
+      const page = paging(c);
+      const { count, results } = await listCorrelations(deps.db, {
+        userId: principal.userId,
+        visibility: readVisibility(principal.scopes),
+        filters: { strong: queryFlag(c, 'strong'), confident: queryFlag(c, 'confident'), attribute: queryString(c, 'attribute') },
+        page,
+      });
+      const body: CorrelationList = envelope(ctx, page, count, results);
+      ctx.body = body;
+    },
+
+    /** One pair's correlation, whichever order the names come in; 404 with the error body when none. */
+    async getCorrelationCombo(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ctx.state.principal as Principal;
+      const attribute = queryString(c, 'attribute')!;
+      const attribute2 = queryString(c, 'attribute2')!;
+      const found = await findCorrelationCombo(deps.db, {
+        userId: principal.userId,
+        visibility: readVisibility(principal.scopes),
+        attribute,
+        attribute2,
+      });
+      if (!found) throw notFound(`No correlation has been found between ${attribute} and ${attribute2}.`);
+      const body: Correlation = found;
+      ctx.body = body;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/** Handlers of the v2 `Insights` tag. */
+import type { Context as ApiContext } from 'openapi-backend';
+import type Koa from 'koa';
+import type { operations } from '../../../generated/types/v2';
+import type { Deps } from '../../deps';
+import type { Principal } from '../../domain/principal';
+import { listInsights } from '../../domain/insights';
+import { readVisibility } from '../../domain/visibility';
+import { envelope, paging } from '../../http/paging';
+import { queryDate, queryString } from '../../http/query';
+
+type InsightList = operations['listInsights']['responses'][200]['content']['application/json'];
+
+export function insightsHandlers(deps: Deps) {
+  return {
+    /** The person's insights about visible attributes, newest first. */
+    async listInsights(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ctx.state.principal as Principal;
+      const page = paging(c);
+      const priority = queryString(c, 'priority');
+      const { count, results } = await listInsights(deps.db, {
+        userId: principal.userId,
+        visibility: readVisibility(principal.scopes),
+        filters: {
+          dateMin: queryDate(c, 'date_min'),
+          dateMax: queryDate(c, 'date_max'),
+          priority: priority === undefined ? undefined : Number(priority),
+        },
+        page,
+      });
+      const body: InsightList = envelope(ctx, page, count, results);
+      ctx.body = body;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Handlers of the v2 `Writing` tag: update, increment, acquire, release, create. They shape the
+ * batch answer; the rules are in src/domain/writes/. Request validation has already made sure the
+ * body is an array of at most 35 objects and that the caller is an OAuth2 client.
+ */
+import type Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { Deps } from '../../deps';
+import type { Principal } from '../../domain/principal';
+import { accessFor } from '../../domain/scopes';
+import { userToday } from '../../domain/time';
+import { attributeObject, selectAttributes, type AttributeObject, type AttributeRow } from '../../domain/attributes';
+import { runBatch, type BatchResult, type Item } from '../../domain/writes/batch';
+import type { WriteContext } from '../../domain/writes/context';
+import { incrementValue, updateValue } from '../../domain/writes/values';
+import { acquireAttribute, releaseAttribute } from '../../domain/writes/ownership';
+import { createAttribute, type Created } from '../../domain/writes/create';
+import { queryFlag } from '../../http/query';
+
+async function writeContext(deps: Deps, principal: Principal): Promise<WriteContext> {
+  const now = deps.now();
+  return {
+    userId: principal.userId,
+    clientPk: principal.clientPk!,
+    access: accessFor(principal.scopes),
+    now,
+    today: await userToday(deps.db, principal.userId, now),
+  };
+}
+
+/** 200 when every item succeeded, 202 when any failed (the spec). */
+function answer(ctx: Koa.Context, result: BatchResult<unknown>): void {
+  ctx.status = result.failed.length === 0 ? 200 : 202;
+  ctx.body = result;
+}
+
+/** The full Attribute objects of the named attributes, in one query, after the batch committed. */
+async function attributeObjects(deps: Deps, userId: number, names: string[]): Promise<Map<string, AttributeObject>> {
+  if (names.length === 0) return new Map();
+  const rows: AttributeRow[] = await selectAttributes(deps.db, userId, deps.now()).whereIn('a.name', [...new Set(names)]);
+  return new Map(rows.map((row) => [row.name, attributeObject(row)]));
+}
+
+export function writingHandlers(deps: Deps) {
+  /** Runs the request's items through `apply`, one transaction each. */
+  async function batch<S>(ctx: Koa.Context, apply: (trx: Knex.Transaction, context: WriteContext, item: Item, index: number) => Promise<S>): Promise<BatchResult<S>> {
+    const context = await writeContext(deps, ctx.state.principal as Principal);
+    return runBatch(deps.db, ctx.request.body as Item[], (trx, item, index) => apply(trx, context, item, index));
+  }
+  const userOf = (ctx: Koa.Context) => (ctx.state.principal as Principal).userId;
+
+  return {
+    async updateAttributeValues(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      answer(ctx, await batch(ctx, updateValue));
+    },
+
+    async incrementAttributeValues(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      answer(ctx, await batch(ctx, incrementValue));
+    },
+
+    async acquireAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const result = await batch(ctx, acquireAttribute);
+      if (queryFlag(c, 'success_objects')) {
+        const objects = await attributeObjects(deps, userOf(ctx), result.success);
+        answer(ctx, { success: result.success.map((name) => objects.get(name)), failed: result.failed });
+      } else {
+        answer(ctx, { success: result.success.map((name) => ({ name, active: true })), failed: result.failed });
+      }
+    },
+
+    async releaseAttributes(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const result = await batch(ctx, releaseAttribute);
+      answer(ctx, { success: result.success.map((name) => ({ name })), failed: result.failed });
+    },
+
+    async createAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const result = await batch(ctx, async (trx, context, item, index): Promise<Created & { item: Item }> => ({
+        item,
+        ...(await createAttribute(trx, context, item, index)),
+      }));
+      // Template items are always answered with the full attribute (the spec), others on request.
+      const full = queryFlag(c, 'success_objects');
+      const wantsObject = (entry: Created) => full || entry.fromTemplate;
+      const objects = await attributeObjects(deps, userOf(ctx), result.success.filter(wantsObject).map((entry) => entry.attribute.name));
+      answer(ctx, {
+        success: result.success.map((entry) => (wantsObject(entry) ? objects.get(entry.attribute.name) : { ...entry.item, name: entry.attribute.name })),
+        failed: result.failed,
+      });
+    },
+  };
+}

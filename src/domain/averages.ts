@@ -1,0 +1,76 @@
+/**
+ * Averages as the API lists them (the weekly sets of medians that analytics/averages.ts computes):
+ * filters, the visibility rule, the order, and the spec's Average object. One query: the page's
+ * rows carry a window count of all matching rows.
+ */
+import type { Knex } from 'knex';
+import { MAX_OFFSET } from './values';
+import { whereVisible, type Visibility } from './visibility';
+
+/** The spec's Average. */
+export interface AverageObject {
+  attribute: string;
+  date: string;
+  overall: number;
+  monday: number | null;
+  tuesday: number | null;
+  wednesday: number | null;
+  thursday: number | null;
+  friday: number | null;
+  saturday: number | null;
+  sunday: number | null;
+}
+
+export interface AverageFilters {
+  groups?: readonly string[];
+  /** Attribute names. */
+  names?: readonly string[];
+  /** Oldest set date, inclusive. */
+  dateMin?: string;
+  /** Newest set date, inclusive. */
+  dateMax?: string;
+  /** Every set in the date bounds, not only each attribute's newest. */
+  includeHistorical?: boolean;
+}
+
+type Row = AverageObject & { total: number };
+
+/**
+ * A page of averages: each visible attribute's newest set within the date bounds, or with
+ * `includeHistorical` every set within them; ordered by group priority, attribute priority, name,
+ * then newest set first.
+ */
+export async function listAverages(
+  db: Knex,
+  input: { userId: number; visibility: Visibility; filters: AverageFilters; page: { limit: number; offset: number } },
+): Promise<{ count: number; results: AverageObject[] }> {
+  const { filters } = input;
+  const sets = db('averages as av')
+    .join('attributes as a', function joinAttribute() {
+      this.on('a.user_id', 'av.user_id').andOn('a.id', 'av.attribute_id');
+    })
+    .join('groups as g', 'g.name', 'a.group_name')
+    .where('av.user_id', input.userId)
+    .select(
+      'a.name as attribute', 'av.date', 'av.overall',
+      'av.monday', 'av.tuesday', 'av.wednesday', 'av.thursday', 'av.friday', 'av.saturday', 'av.sunday',
+      'g.priority as group_priority', 'a.priority as attribute_priority',
+      db.raw('row_number() over (partition by av.attribute_id order by av.date desc) as newest'),
+    );
+  whereVisible(sets, input.visibility);
+  if (filters.groups) sets.whereIn('a.group_name', [...filters.groups]);
+  if (filters.names) sets.whereIn('a.name', [...filters.names]);
+  if (filters.dateMin) sets.where('av.date', '>=', filters.dateMin);
+  if (filters.dateMax) sets.where('av.date', '<=', filters.dateMax);
+
+  const query = db
+    .from(sets.as('s'))
+    .select('s.attribute', 's.date', 's.overall', 's.monday', 's.tuesday', 's.wednesday', 's.thursday', 's.friday', 's.saturday', 's.sunday')
+    .select(db.raw('count(*) over () as total'))
+    .orderBy([{ column: 's.group_priority' }, { column: 's.attribute_priority' }, { column: 's.attribute' }, { column: 's.date', order: 'desc' }])
+    .limit(input.page.limit)
+    .offset(Math.min(input.page.offset, MAX_OFFSET));
+  if (!filters.includeHistorical) query.where('s.newest', 1);
+  const rows: Row[] = await query;
+  return { count: rows[0]?.total ?? 0, results: rows.map(({ total: _total, ...average }) => average) };
+}

@@ -1,0 +1,49 @@
+/**
+ * grant_type=authorization_code (RFC 6749 section 4.1.3, RFC 7636 section 4.6): the code is single
+ * use, expires after 10 minutes, and is bound to its client, its redirect_uri and its PKCE
+ * challenge. Any mismatch is invalid_grant and burns the code; a second use revokes what the first
+ * produced. A code_verifier for a code issued without a challenge is refused too (PKCE downgrade,
+ * RFC 9700 section 2.1.1).
+ */
+import type { CodeProblem, StoredCode } from '../domain/grants';
+import { redeemAuthorisationCode } from '../domain/grants';
+import type { GrantHandler, GrantParameters } from './grant';
+import { invalidGrant, invalidRequest } from './oauth-error';
+import { isWellFormedVerifier, verifierMatches } from './pkce';
+
+export const grantType = 'authorization_code';
+
+export const parameters: GrantParameters = { required: ['code', 'redirect_uri'], optional: ['code_verifier'] };
+
+const PROBLEMS: Record<CodeProblem, string> = {
+  unknown: 'The authorisation code is unknown, expired or was already used.',
+  reused: 'The authorisation code was already used; the tokens issued from it have been revoked.',
+  expired: 'The authorisation code has expired (codes last 10 minutes): authorise again.',
+  wrong_client: 'The authorisation code was issued to another client.',
+  wrong_redirect_uri: 'The redirect_uri differs from the one in the authorisation request.',
+  verifier_missing: 'A code_verifier is required: the authorisation request carried a code_challenge.',
+  verifier_mismatch: 'The code_verifier does not match the code_challenge of the authorisation request.',
+  verifier_unexpected: 'A code_verifier was sent but the authorisation request carried no code_challenge.',
+};
+
+export const handler: GrantHandler = async (deps, client, params) => {
+  const code = params.code!;
+  const verifier = params.code_verifier;
+  if (verifier !== undefined && !isWellFormedVerifier(verifier)) {
+    throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.');
+  }
+  const check = (row: StoredCode): CodeProblem | undefined => {
+    if (row.client_pk !== client.id) return 'wrong_client';
+    if (row.redirect_uri !== params.redirect_uri) return 'wrong_redirect_uri';
+    if (row.code_challenge) {
+      if (verifier === undefined) return 'verifier_missing';
+      if (!verifierMatches(verifier, row.code_challenge)) return 'verifier_mismatch';
+    } else if (verifier !== undefined) {
+      return 'verifier_unexpected';
+    }
+    return undefined;
+  };
+  const result = await redeemAuthorisationCode(deps.db, code, deps.now(), check);
+  if ('problem' in result) throw invalidGrant(PROBLEMS[result.problem]);
+  return result.tokens;
+};

@@ -1,0 +1,46 @@
+/**
+ * grant_type=refresh_token (RFC 6749 section 6): bound to its client; returns a new access and
+ * refresh token and invalidates the previous pair at once; `scope` may narrow, never widen. A
+ * replayed (already exchanged) refresh token revokes the whole grant (RFC 9700 section 4.14.2).
+ */
+import { rotateRefreshToken, type RefreshProblem } from '../domain/grants';
+import { parseScopes, scopesBeyond } from '../domain/scopes';
+import type { GrantHandler, GrantParameters } from './grant';
+import { invalidGrant, invalidScope } from './oauth-error';
+import { listWords } from './params';
+
+export const grantType = 'refresh_token';
+
+export const parameters: GrantParameters = { required: ['refresh_token'], optional: ['scope'] };
+
+const PROBLEMS: Record<Exclude<RefreshProblem, { beyondGrant: string[] }>, string> = {
+  unknown: 'The refresh token is unknown.',
+  revoked: 'The refresh token has been revoked.',
+  replayed: 'The refresh token was already exchanged; every token of this authorisation has been revoked.',
+  expired: 'The refresh token has expired (tokens last 365 days): authorise again.',
+  wrong_client: 'The refresh token was issued to another client.',
+};
+
+export const handler: GrantHandler = async (deps, client, params) => {
+  let narrowed: string[] | undefined;
+  if (params.scope !== undefined) {
+    const { scopes, unknown } = parseScopes(params.scope);
+    if (unknown.length > 0) throw invalidScope(`Unknown scope${unknown.length > 1 ? 's' : ''}: ${listWords(unknown)}.`);
+    if (scopes.length === 0) throw invalidScope('The scope parameter is empty: leave it out to keep the granted scopes.');
+    narrowed = scopes;
+  }
+  const result = await rotateRefreshToken(deps.db, params.refresh_token!, deps.now(), (row) => {
+    if (row.client_pk !== client.id) return { problem: 'wrong_client' };
+    if (!narrowed) return { scopes: row.scopes };
+    const beyond = scopesBeyond(narrowed, row.scopes);
+    return beyond.length > 0 ? { problem: { beyondGrant: beyond } } : { scopes: narrowed };
+  });
+  if ('problem' in result) {
+    const { problem } = result;
+    if (typeof problem === 'object') {
+      throw invalidScope(`A refresh may only narrow the granted scopes: ${listWords(problem.beyondGrant)} ${problem.beyondGrant.length > 1 ? 'were' : 'was'} not granted.`);
+    }
+    throw invalidGrant(PROBLEMS[problem]);
+  }
+  return result.tokens;
+};

@@ -1,0 +1,82 @@
+/**
+ * The token endpoint, POST /oauth2/access_token: read the body -> pick the grant module by
+ * grant_type -> authenticate the client -> check the grant's parameters -> run the grant. Every
+ * problem is an RFC 6749 error; every answer is `Cache-Control: no-store`.
+ */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { Deps } from '../deps';
+import { HttpError } from '../http/errors';
+import type { OperationHandler } from '../http/openapi';
+import * as authorizationCode from './authorization-code';
+import { authenticateClient } from './client-auth';
+import type { GrantModule } from './grant';
+import { invalidRequest, noStore, OAuthError, sendTokenError, unsupportedGrantType } from './oauth-error';
+import { listWords, readParams, type RawParams } from './params';
+import * as refreshToken from './refresh-token';
+
+const GRANTS: Record<string, GrantModule> = {
+  [authorizationCode.grantType]: authorizationCode,
+  [refreshToken.grantType]: refreshToken,
+};
+
+function readBody(ctx: Koa.Context): RawParams {
+  const body = ctx.request.body as unknown;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidRequest('Send the parameters as a form (application/x-www-form-urlencoded) or a JSON object.');
+  }
+  return body as RawParams;
+}
+
+function chooseGrant(body: RawParams): GrantModule {
+  const { values, malformed } = readParams(body, ['grant_type']);
+  if (malformed.length > 0) throw invalidRequest('grant_type must be sent once, as a string.');
+  if (!values.grant_type) throw invalidRequest('Missing parameter: grant_type.');
+  const grant = Object.hasOwn(GRANTS, values.grant_type) ? GRANTS[values.grant_type] : undefined;
+  if (!grant) throw unsupportedGrantType(`Unsupported grant_type "${values.grant_type}": use authorization_code or refresh_token.`);
+  return grant;
+}
+
+async function exchange(deps: Deps, ctx: Koa.Context): Promise<void> {
+  const body = readBody(ctx);
+  const grant = chooseGrant(body);
+  const names = ['client_id', 'client_secret', ...grant.parameters.required, ...grant.parameters.optional];
+  const { values, malformed } = readParams(body, names);
+  if (malformed.length > 0) throw invalidRequest(`Parameters must be sent once, as strings: ${listWords(malformed)}.`);
+  const { client } = await authenticateClient(deps.db, ctx, values);
+  const missing = grant.parameters.required.filter((name) => !values[name]);
+  if (missing.length > 0) throw invalidRequest(`Missing parameter${missing.length > 1 ? 's' : ''}: ${listWords(missing)}.`);
+  const tokens = await grant.handler(deps, client, values);
+  ctx.status = 200;
+  ctx.body = tokens;
+}
+
+export function tokenHandlers(deps: Deps): Record<'createAccessToken', OperationHandler> {
+  return {
+    async createAccessToken(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      noStore(ctx);
+      try {
+        await exchange(deps, ctx);
+      } catch (error) {
+        if (error instanceof OAuthError) return sendTokenError(ctx, error);
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * A token request whose body cannot be parsed is still answered in RFC 6749 form
+ * (invalid_request), not with the API's error body. Mounted before the openapi dispatch.
+ */
+export function tokenRequestParseErrors(): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== '/oauth2/access_token') return next();
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 400) return sendTokenError(ctx, invalidRequest(error.detail));
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,24 @@
+/**
+ * The pages for people, server-rendered and usable without JavaScript: sign up, log in, profile,
+ * app management, connected apps, attribute settings, simple token. (The consent page belongs to
+ * the OAuth document: src/oauth/authorize.ts.)
+ */
+import Router from '@koa/router';
+import type { Deps } from '../deps';
+import { accountPages } from './pages/account';
+import { appPages } from './pages/apps';
+import { attributePages } from './pages/attributes';
+import { connectedAppPages } from './pages/connected-apps';
+import { profilePages } from './pages/profile';
+import { simpleTokenPages } from './pages/simple-token';
+
+export function webRoutes(deps: Deps): Router {
+  const router = new Router();
+  accountPages(router, deps);
+  profilePages(router, deps);
+  appPages(router, deps);
+  connectedAppPages(router, deps);
+  attributePages(router, deps);
+  simpleTokenPages(router, deps);
+  return router;
+}

@@ -1,0 +1,70 @@
+/**
+ * What every page handler shares: errors shown as pages (never the API's JSON body), the
+ * logged-in requirement, and the anti-forgery check of posted forms.
+ */
+import type Koa from 'koa';
+import type { Deps } from '../deps';
+import type { Session } from '../domain/sessions';
+import { HttpError } from '../http/errors';
+import { isDatabaseUnavailable } from '../http/request-context';
+import { csrfTokenValid } from './csrf';
+import { field, type Form } from './forms';
+import { html, type Html } from './html';
+import { sendPage } from './layout';
+import { currentSession, navFor, redirectToLogin } from './session';
+
+export type PageHandler = (ctx: Koa.Context) => Promise<void>;
+
+/** A short page with a heading and a message (errors, confirmations). */
+export async function messagePage(ctx: Koa.Context, deps: Deps, options: { title: string; message: Html | string; status?: number; error?: boolean }): Promise<void> {
+  const session = await currentSession(ctx, deps).catch(() => undefined);
+  sendPage(ctx, {
+    title: options.title,
+    status: options.status,
+    nav: session ? navFor(session, deps.now()) : undefined,
+    body: html`<div class="card narrow"><h1>${options.title}</h1><p class="${options.error ? 'error' : 'notice'}">${options.message}</p><p><a href="/">Back to Daybook</a></p></div>`,
+  });
+}
+
+/** Wraps a page handler: an HttpError becomes an error page with its status; anything else a 500 page (logged). */
+export function page(deps: Deps, handler: PageHandler): Koa.Middleware {
+  return async (ctx) => {
+    try {
+      await handler(ctx);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        for (const [name, value] of Object.entries(error.options.headers ?? {})) ctx.set(name, value);
+        await messagePage(ctx, deps, { title: error.status === 404 ? 'Not found' : 'Something is not right', message: error.detail, status: error.status, error: true });
+        return;
+      }
+      if (isDatabaseUnavailable(error)) {
+        ctx.set('Retry-After', '5');
+        sendPage(ctx, { title: 'Temporarily unavailable', status: 503, body: html`<div class="card narrow"><h1>Temporarily unavailable</h1><p>Daybook cannot reach its database right now. Try again in a moment.</p></div>` });
+        return;
+      }
+      deps.logger.error({ requestId: ctx.state.requestId, path: ctx.path, err: error }, 'page failed');
+      sendPage(ctx, {
+        title: 'Something went wrong',
+        status: 500,
+        body: html`<div class="card narrow"><h1>Something went wrong</h1><p>It has been logged. Quote request id <code>${String(ctx.state.requestId ?? '')}</code> if you report it.</p></div>`,
+      });
+    }
+  };
+}
+
+/** The session of a page that needs a logged-in person; otherwise answers 303 to the login page and returns undefined. */
+export async function requireSession(ctx: Koa.Context, deps: Deps): Promise<Session | undefined> {
+  const session = await currentSession(ctx, deps);
+  if (!session) {
+    redirectToLogin(ctx, ctx.method === 'GET' ? ctx.originalUrl : '/');
+    return undefined;
+  }
+  return session;
+}
+
+/** Refuses a posted form whose anti-forgery token is not this session's (403). */
+export function assertCsrf(session: Session, form: Form, now: Date): void {
+  if (!csrfTokenValid(session.csrfSecret, field(form, 'csrf_token'), now)) {
+    throw new HttpError(403, 'This form has expired or did not come from Daybook. Go back, reload the page and try again.');
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Attribute settings: each attribute with the service that owns it; hand it to another service
+ * able to handle it, deactivate it, or mark it private (version 1 views of other people).
+ */
+import type Router from '@koa/router';
+import type { Deps } from '../../deps';
+import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/attribute-settings';
+import { checked, field, readForm } from '../forms';
+import { html } from '../html';
+import { sendPage } from '../layout';
+import { assertCsrf, page, requireSession } from '../page';
+import { navFor } from '../session';
+
+export const DEACTIVATE = '__deactivate__';
+
+function ownerOptions(attribute: AttributeSetting) {
+  const current = attribute.owner ? attribute.owner.label : 'nobody';
+  const others = attribute.candidates.filter((service) => !(attribute.active && service.clientPk === attribute.owner?.clientPk));
+  return html`<option value="" selected>Keep: ${attribute.active ? `owned by ${current}` : 'inactive'}</option>
+${others.map((service) => html`<option value="${service.name}">Hand to ${service.label}</option>`)}
+${attribute.active ? html`<option value="${DEACTIVATE}">Deactivate (nobody owns it)</option>` : ''}`;
+}
+
+export function attributePages(router: Router, deps: Deps): void {
+  router.get('/settings/attributes', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const attributes = await listAttributeSettings(deps.db, session.userId, deps.now());
+    const nav = navFor(session, deps.now());
+    const saved = typeof ctx.query.saved === 'string' ? ctx.query.saved : undefined;
+    sendPage(ctx, {
+      title: 'Attributes',
+      nav,
+      body: html`<h1>Attributes</h1>
+${saved ? html`<p class="notice" role="status">Saved ${saved}.</p>` : ''}
+<p class="muted">Exactly one service owns each attribute and writes its values. You can hand an attribute to another connected app that has handled it before, or deactivate it.</p>
+${attributes.length === 0 ? html`<div class="card"><p class="muted">You have no attributes yet: they appear when an app starts tracking something for you.</p></div>` : ''}
+${attributes.length > 0
+  ? html`<div class="card"><table>
+<thead><tr><th>Attribute</th><th>Group</th><th>Owner</th><th>Change</th></tr></thead>
+<tbody>${attributes.map(
+      (attribute) => html`<tr id="attribute-${attribute.name}">
+<td><strong>${attribute.label}</strong><br><code>${attribute.name}</code>${attribute.manual ? html` <span class="muted">manual</span>` : ''}</td>
+<td>${attribute.groupLabel}</td>
+<td>${attribute.active ? (attribute.owner ? attribute.owner.label : 'Nobody') : html`<span class="muted">Inactive</span>`}</td>
+<td><form method="post" action="/settings/attributes/${encodeURIComponent(attribute.name)}">
+<input type="hidden" name="csrf_token" value="${nav.csrf}">
+<select name="owner" aria-label="Owner of ${attribute.label}">${ownerOptions(attribute)}</select>
+<label class="check"><input type="checkbox" name="private" value="1"${attribute.private ? html` checked` : ''}> Private</label>
+<button type="submit" class="secondary">Save</button>
+</form></td>
+</tr>`,
+    )}</tbody></table></div>`
+  : ''}`,
+    });
+  }));
+
+  router.post('/settings/attributes/:name', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    const name = String(ctx.params.name);
+    const owner = field(form, 'owner');
+    if (owner === DEACTIVATE) await deactivateAttribute(deps.db, session.userId, name);
+    else if (owner !== '') await changeAttributeOwner(deps.db, session.userId, name, owner, deps.now());
+    await setAttributePrivate(deps.db, session.userId, name, checked(form, 'private'));
+    ctx.status = 303;
+    ctx.redirect(`/settings/attributes?saved=${encodeURIComponent(name)}`);
+  }));
+}
