@@ -185,3 +185,25 @@ describe('query parameters', () => {
     expect((await app.get('/api/2/attributes/templates/?include_low_priority=yes', { bearer })).status).toBe(400);
   });
 });
+
+describe('bodies sent the way real clients send them', () => {
+  // A Buffer body goes out without a Content-Type (a string would be sent as text/plain).
+  test('a JSON body without a Content-Type is parsed as JSON', async () => {
+    const { user, password, simpleToken } = await makeUser(app);
+    const res = await app.post('/api/1/auth/simple-token/', { raw: Buffer.from(JSON.stringify({ username: user.username, password })) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ token: simpleToken });
+  });
+
+  test('a JSON batch without a Content-Type is applied', async () => {
+    await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'steps' }] });
+    const res = await app.post('/api/2/attributes/update/', { bearer, raw: Buffer.from(JSON.stringify([{ name: 'steps', date: '2026-11-01', value: 5 }])) });
+    expect(res.status).toBe(200);
+    expect(res.body.success).toEqual([{ name: 'steps', date: '2026-11-01', value: 5 }]);
+  });
+
+  test('a body without a Content-Type that is not JSON is 400', async () => {
+    const res = await app.post('/api/2/attributes/update/', { bearer, raw: Buffer.from('name=steps') });
+    expect(res.status).toBe(400);
+  });
+});
