@@ -49,11 +49,15 @@ export interface paths {
         /**
          * Get a user's values for today
          * @description The user with their attributes and today's values, grouped. "Today" is the user's local date in
-         *     their profile time zone. For `$self` (or your own user name) `attributes` lists every group the
-         *     credentials may read, ordered by priority, each with its visible attributes (private ones
-         *     included, flagged `private: true`) and today's value (`null` when there is none yet). For
+         *     their profile time zone. For `$self` (or your own user name) `attributes` lists the groups that
+         *     have attributes the credentials may read, in group priority order; each group's `items` are
+         *     those attributes, active and of normal priority (below 10; inactive and low-priority attributes
+         *     are left out, as in the attributes list), ordered by attribute priority then name, each with
+         *     today's value (`null` when there is none yet) and its `private` flag (your private attributes
+         *     are included, flagged `private: true`). A group with no such attribute is not listed. For
          *     another user the answer is a stub: their public User object with an empty `attributes` array
-         *     (values of other users are never revealed); a private or unknown user answers 404.
+         *     (values and attributes of other users, private or not, are never revealed); a private or
+         *     unknown user answers 404.
          */
         get: operations["getUserToday"];
         put?: never;
@@ -84,7 +88,10 @@ export interface paths {
          *     given, at most 31. Every day of the range is listed, newest first, with `value: null` on
          *     days without data. Only attributes the credentials may read are listed (groups outside the
          *     scopes, or unknown group or attribute names in the filters, give fewer or no attributes, never
-         *     an error). The answer is a bare array, not paged. Another user's attributes are refused with 403.
+         *     an error). Inactive and low-priority (priority 10 or more) attributes are left out unless named
+         *     in `attributes`. Filters sent empty (`groups=`) are the same as not sent. Each attribute
+         *     carries its `private` flag. The answer is a bare array, not paged, ordered by group priority,
+         *     attribute priority, then name. Another user's attributes are refused with 403.
          */
         get: operations["listUserAttributes"];
         put?: never;
@@ -343,7 +350,8 @@ export interface components {
             label: string;
             value: components["schemas"]["ValueValue"];
             /**
-             * @description Name of the service that currently owns the attribute (`daybook` for attributes tracked by hand in the web pages).
+             * @description Name of the service that currently owns the attribute (`daybook` for attributes tracked by
+             *     hand in the web pages), or an empty string when no service owns it.
              * @example stepcounter-3f9a
              */
             service: string;
@@ -472,7 +480,10 @@ export interface components {
              */
             private: boolean;
             /**
-             * @description The user prefers imperial units in general (display only; the API is always metric).
+             * @description The user prefers imperial units in general (display only; the API is always metric). Version
+             *     1's single switch, derived from the separate flags: `true` when both `imperial_distance` and
+             *     `imperial_weight` are `true` (miles and pounds, the units the switch stood for), otherwise
+             *     `false`. The other flags are reported on their own.
              * @example false
              */
             imperial_units: boolean;
@@ -545,7 +556,7 @@ export interface components {
         Date: string;
         /**
          * @description The group an attribute belongs to, as version 1 embeds it. `label` is absent in some version 1
-         *     embedded groups, so clients must not rely on it.
+         *     embedded groups, so clients must not rely on it (Daybook always sends it).
          * @example {
          *       "name": "activity",
          *       "label": "Activity",
@@ -618,7 +629,8 @@ export interface components {
             label: string;
             group: components["schemas"]["V1Group"];
             /**
-             * @description Name of the service that currently owns the attribute (`daybook` for attributes tracked by hand in the web pages).
+             * @description Name of the service that currently owns the attribute (`daybook` for attributes tracked by
+             *     hand in the web pages), or an empty string when no service owns it.
              * @example stepcounter-3f9a
              */
             service: string;

@@ -102,8 +102,8 @@ export interface CorrelationRun {
   published: CorrelationRecord[];
 }
 
-/** Runs every test of the week dated `date` and keeps those published. */
-export function computeCorrelations(data: UserData, date: string): CorrelationRun {
+/** Every test of the week dated `date`: the attributes with enough varied data, and each pair's r and p. */
+export function testAllPairs(data: UserData, date: string): { attributes: number; tests: CorrelationTest[] } {
   const end = indexOf(data, date);
   const start = Math.max(0, end - CORRELATION_WINDOW_DAYS);
   const candidates: Array<{ attribute: SeriesAttribute; series: Float64Array }> = [];
@@ -137,7 +137,12 @@ export function computeCorrelations(data: UserData, date: string): CorrelationRu
       run(candidates[j], candidates[i], -1);
     }
   }
+  return { attributes: candidates.length, tests };
+}
 
+/** Runs every test of the week dated `date` and keeps those published. */
+export function computeCorrelations(data: UserData, date: string): CorrelationRun {
+  const { attributes, tests } = testAllPairs(data, date);
   const qs = benjaminiHochberg(tests.map((t) => t.p));
   const published: CorrelationRecord[] = [];
   tests.forEach((test, index) => {
@@ -164,5 +169,5 @@ export function computeCorrelations(data: UserData, date: string): CorrelationRu
       secondPersonElements: sentence.elements,
     });
   });
-  return { attributes: candidates.length, tests: tests.length, published };
+  return { attributes, tests: tests.length, published };
 }

@@ -9,7 +9,7 @@
  *   or an error) rolls back and leaves the previous results in place.
  */
 import type { Knex } from 'knex';
-import { addDays, localDate } from '../domain/time';
+import { addDays, isValidTimeZone, localDate } from '../domain/time';
 import { computeAverages } from './averages';
 import { computeCorrelations } from './correlations';
 import { INSIGHT_LOOKBACK_DAYS, findInsights } from './insights';
@@ -49,15 +49,19 @@ export interface DeriveSummary {
   insights: number;
   values: number;
   ms: number;
+  /** Where the time went: waiting for the person's lock and loading, computing, writing (ms). */
+  phases: { loadMs: number; computeMs: number; writeMs: number };
 }
 
 async function lockPerson(trx: Knex.Transaction, userId: number): Promise<void> {
   await trx.raw('select pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)', [LOCK_NAMESPACE, userId]);
 }
 
+/** The person's time zone (UTC if the stored name is not one this runtime knows); undefined if the person is gone. */
 async function timezoneOf(db: Knex, userId: number): Promise<string | undefined> {
   const row = await db('users').where({ id: userId }).first<{ timezone: string } | undefined>('timezone');
-  return row?.timezone;
+  if (!row) return undefined;
+  return isValidTimeZone(row.timezone) ? row.timezone : 'UTC';
 }
 
 function countValues(data: UserData): number {
@@ -76,12 +80,15 @@ export async function deriveUser(db: Knex, userId: number, options: DeriveOption
   const date = weekDate(today);
   const from = [addDays(date, -CORRELATION_WINDOW_DAYS), addDays(today, -INSIGHT_LOOKBACK_DAYS)].sort()[0];
   return db.transaction(async (trx) => {
+    const t0 = performance.now();
     await lockPerson(trx, userId);
     const changes = await pendingChanges(trx, userId);
     const data = await loadUserData(trx, userId, from, today);
+    const t1 = performance.now();
     const averages = computeAverages(data, date);
     const correlations = computeCorrelations(data, date);
     const insights = findInsights(data, today);
+    const t2 = performance.now();
     await replaceAverages(trx, userId, date, averages);
     await replaceCorrelations(trx, userId, date, correlations.published);
     await options.hooks?.afterWrite?.(trx);
@@ -110,6 +117,7 @@ export async function deriveUser(db: Knex, userId: number, options: DeriveOption
       insights: added,
       values: countValues(data),
       ms: performance.now() - started,
+      phases: { loadMs: t1 - t0, computeMs: t2 - t1, writeMs: performance.now() - t2 },
     };
   });
 }

@@ -178,11 +178,3 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     stop: (timeoutMs = 20_000) => boss.stop({ graceful: true, timeout: timeoutMs, wait: true }),
   };
 }
-
-/**
- * Queues an insight run for the person at once (the write endpoints may call it after their
- * transaction commits; the value-changes sweep would pick the write up within a minute anyway).
- */
-export async function enqueueInsightsFor(jobs: Pick<Jobs, 'enqueueInsights'>, userId: number): Promise<void> {
-  await jobs.enqueueInsights(userId);
-}

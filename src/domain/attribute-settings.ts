@@ -3,8 +3,9 @@
  * settings"): who owns each attribute, handing it to another service able to handle it,
  * deactivating it, and version 1's per-attribute `private` flag.
  *
- * A service "able to handle" an attribute is the DESIGN rule: a client connected to the person
- * (a live token) that has acquired that attribute for them before (an attribute_services row).
+ * A service "able to handle" an attribute is the DESIGN rule, the same as the API's
+ * available_services: a client connected to the person (a live token; built-in services always
+ * are) that has acquired that attribute for them before (an attribute_services row).
  */
 import type { Knex } from 'knex';
 import { HttpError } from '../http/errors';
@@ -29,13 +30,18 @@ export interface AttributeSetting {
   candidates: ServiceRef[];
 }
 
-/** Services able to handle each of the person's attributes, keyed by attribute id, latest acquirer first. */
+/** Services able to handle each of the person's attributes, keyed by attribute id, earliest acquirer first (as available_services). */
 async function capableServices(db: Knex, userId: number, now: Date): Promise<Map<number, ServiceRef[]>> {
   const rows = await db('attribute_services as s')
     .join('oauth_clients as c', 'c.id', 's.client_pk')
     .where('s.user_id', userId)
-    .whereExists((q) => q.select(db.raw('1')).from('tokens as t').whereRaw('t.user_id = s.user_id and t.client_pk = s.client_pk').whereRaw(liveTokenCondition(db, 't', now)))
-    .orderBy('s.acquired_at', 'desc')
+    // Built-in services (manual tracking, demo data) need no token: they are always connected.
+    .where((q) =>
+      q
+        .where('c.builtin', true)
+        .orWhereExists((t) => t.select(db.raw('1')).from('tokens as t').whereRaw('t.user_id = s.user_id and t.client_pk = s.client_pk').whereRaw(liveTokenCondition(db, 't', now))),
+    )
+    .orderBy([{ column: 's.acquired_at' }, { column: 'c.client_id' }])
     .select('s.attribute_id', 'c.id', 'c.client_id', 'c.name');
   const byAttribute = new Map<number, ServiceRef[]>();
   for (const row of rows) {

@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType, type ValueTypeDescription } from '../db/catalogue';
+import { PREPARED } from '../db/knex';
 import { daysEndingAt } from './time';
 import { liveTokenCondition } from './tokens';
 import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './values';
@@ -58,6 +59,8 @@ export interface AttributeRow {
   priority: number;
   manual: boolean;
   active: boolean;
+  /** Version 1's per-attribute flag (DESIGN, "Attribute private (v1)"); not part of the v2 object. */
+  private: boolean;
   service_name: string | null;
   service_label: string | null;
   available_services: ServiceObject[];
@@ -72,7 +75,7 @@ function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
     .select(
       'a.id', 'a.user_id', 'a.name', 'a.label', 'a.template_name', 'a.group_name',
       'g.label as group_label', 'g.priority as group_priority',
-      'a.value_type', 'a.priority', 'a.manual', 'a.active',
+      'a.value_type', 'a.priority', 'a.manual', 'a.active', 'a.private',
       'o.client_id as service_name', 'o.name as service_label',
     );
 }
@@ -213,21 +216,28 @@ export async function listAttributes(
   const page = pageQuery(db, input.userId, input.visibility, input.filters, input.page).as('p');
   const rows: Array<AttributeRow & { total: number }> = await orderPage(
     db.from(page).select('p.*', availableServicesColumn(db, input.now, 'p')),
-  );
+  ).options(PREPARED);
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
 }
 
+/** An attribute row (with version 1's `private` flag) and its window of values, newest first. */
+export interface AttributeRowWithValues {
+  row: Omit<AttributeRow, 'available_services'>;
+  values: ValueObject[];
+}
+
 /**
- * A page of attributes each with its values for the `days` days ending at `dateMax`, newest first,
- * null on a day without data. Inactive and low-priority attributes are left out unless the list is
- * narrowed by attribute or template names (the named ones are wanted whatever their state).
- * One query: each row of the page gathers its window of stored values as JSON; the days without
- * data are filled in here.
+ * The rule behind with-values (v2) and the v1 attributes and today lists: attributes each with their
+ * values for the `days` days ending at `dateMax`, newest first, null on a day without data. Inactive
+ * and low-priority attributes are left out unless the list is narrowed by attribute or template
+ * names (the named ones are wanted whatever their state). Without `page`, every matching attribute.
+ * One query: each row gathers its window of stored values as JSON; the days without data are
+ * filled in here.
  */
-export async function listAttributesWithValues(
+export async function listAttributeRowsWithValues(
   db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; dateMax: string; days: number },
-): Promise<Page<AttributeWithValuesObject>> {
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page?: PageWindow; dateMax: string; days: number },
+): Promise<Page<AttributeRowWithValues>> {
   const dates = daysEndingAt(input.dateMax, input.days);
   const named = input.filters.names !== undefined || input.filters.templates !== undefined;
   const filters: AttributeFilters = {
@@ -235,7 +245,7 @@ export async function listAttributesWithValues(
     includeInactive: input.filters.includeInactive ?? named,
     includeLowPriority: input.filters.includeLowPriority ?? named,
   };
-  const page = pageQuery(db, input.userId, input.visibility, filters, input.page).as('p');
+  const page = pageQuery(db, input.userId, input.visibility, filters, input.page ?? { limit: MAX_OFFSET, offset: 0 }).as('p');
   const storedValues = db.raw(
     `coalesce((
        select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
@@ -245,13 +255,27 @@ export async function listAttributesWithValues(
     [dates[dates.length - 1], dates[0]],
   );
   const rows: Array<Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> }> =
-    await orderPage(db.from(page).select('p.*', storedValues));
+    await orderPage(db.from(page).select('p.*', storedValues)).options(PREPARED);
   return {
     count: rows[0]?.total ?? 0,
-    results: rows.map((row) => {
-      const byDate = new Map<string, JsonValue>(row.stored_values.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
+    results: rows.map(({ total: _total, stored_values: stored, ...row }) => {
+      const byDate = new Map<string, JsonValue>(stored.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
+      return { row, values: dates.map((date) => ({ date, value: byDate.get(date) ?? null })) };
+    }),
+  };
+}
+
+/** A page of attributes with values (`listAttributeRowsWithValues`) as v2 with-values objects. */
+export async function listAttributesWithValues(
+  db: Knex,
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; dateMax: string; days: number },
+): Promise<Page<AttributeWithValuesObject>> {
+  const page = await listAttributeRowsWithValues(db, input);
+  return {
+    count: page.count,
+    results: page.results.map(({ row, values }) => {
       const { available_services: _none, ...attribute } = attributeObject({ ...row, available_services: [] });
-      return { ...attribute, values: dates.map((date) => ({ date, value: byDate.get(date) ?? null })) };
+      return { ...attribute, values };
     }),
   };
 }

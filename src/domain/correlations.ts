@@ -9,6 +9,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/v2';
 import { STRONG_R } from '../analytics/correlations';
+import { PREPARED } from '../db/knex';
 import { MAX_OFFSET } from './values';
 import { whereVisible, type Visibility } from './visibility';
 
@@ -115,7 +116,8 @@ export async function listCorrelations(
   const rows: Row[] = await query
     .orderByRaw('abs(c.value) desc, a1.name, a2.name, c."offset" desc')
     .limit(input.page.limit)
-    .offset(Math.min(input.page.offset, MAX_OFFSET));
+    .offset(Math.min(input.page.offset, MAX_OFFSET))
+    .options(PREPARED);
   return { count: rows[0]?.total ?? 0, results: rows.map(correlationObject) };
 }
 

@@ -14,4 +14,9 @@ export interface Principal {
   tokenId?: number;
   /** The key the rate limit counts under: one per user token. */
   rateLimitKey: string;
+  /**
+   * The person's profile time zone, read with the credentials (the same join), so that "today"
+   * needs no query of its own; absent where a principal is made without it.
+   */
+  timezone?: string;
 }

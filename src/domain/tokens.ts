@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { PREPARED } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
@@ -56,14 +57,16 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
     .join('users as u', 'u.id', 't.user_id')
     .join('oauth_clients as c', 'c.id', 't.client_pk')
     .where('t.access_hash', hashCredential(token))
+    .options(PREPARED)
     .first(
-      't.id', 't.user_id', 't.scopes', 't.access_expires_at', 't.revoked_at', 't.replaced_at',
-      'u.username', 'c.id as client_pk', 'c.client_id',
+      't.id', 't.user_id', 't.scopes', 't.access_expires_at', 't.revoked_at', 't.replaced_at', 't.last_used_at',
+      'u.username', 'u.timezone', 'c.id as client_pk', 'c.client_id',
     );
   if (!row) return { problem: 'unknown' };
   if (row.revoked_at || row.replaced_at) return { problem: 'revoked' };
   if (new Date(row.access_expires_at).getTime() <= now.getTime()) return { problem: 'expired' };
-  await recordTokenUse(db, row.id, now);
+  // The row just read says whether the minute's write is due, so most requests skip the statement.
+  if (lastUseIsStale(row.last_used_at, now)) await recordTokenUse(db, row.id, now);
   return {
     principal: {
       kind: 'oauth',
@@ -74,6 +77,7 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
       clientId: row.client_id,
       tokenId: row.id,
       rateLimitKey: `token:${row.id}`,
+      timezone: row.timezone,
     },
   };
 }
@@ -81,6 +85,11 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
 /** "Last used" is kept to the minute: at most one write per token per minute, however busy it is. */
 const LAST_USE_RESOLUTION_MS = 60_000;
 
+function lastUseIsStale(lastUsedAt: Date | string | null, now: Date): boolean {
+  return lastUsedAt === null || new Date(lastUsedAt).getTime() < now.getTime() - LAST_USE_RESOLUTION_MS;
+}
+
+/** The same condition again in SQL, so that concurrent requests of one token still write at most once. */
 async function recordTokenUse(db: Knex, tokenId: number, now: Date): Promise<void> {
   await db('tokens')
     .where({ id: tokenId })

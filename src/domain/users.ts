@@ -1,5 +1,6 @@
 /** People: accounts, their profile fields and their simple token. */
 import type { Knex } from 'knex';
+import { PREPARED } from '../db/knex';
 import { HttpError } from '../http/errors';
 import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
 import { isValidTimeZone } from './time';
@@ -86,7 +87,7 @@ export async function resetSimpleToken(db: Knex, userId: number, secretKey: stri
 }
 
 export async function findUserById(db: Knex, id: number): Promise<User | undefined> {
-  return db('users').select(USER_COLUMNS).where({ id }).first();
+  return db('users').select(USER_COLUMNS).where({ id }).options(PREPARED).first();
 }
 
 export async function findUserByUsername(db: Knex, username: string): Promise<(User & { password_hash: string | null }) | undefined> {

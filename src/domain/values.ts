@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { isIntegerValueType, isTextValueType } from '../db/catalogue';
+import { PREPARED } from '../db/knex';
 import type { Visibility } from './visibility';
 import { whereVisible } from './visibility';
 
@@ -62,24 +63,35 @@ export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 /**
  * One attribute's stored values up to `dateMax`, newest first, one page of them, with the total.
  * Days without data are not listed, so the total counts stored values. An unknown attribute, or
- * one `visibility` hides, has no values. One query: the total is a window count over the same rows
+ * one `visibility` hides, has no values. One query: the attribute is found first, then (lateral,
+ * once for it) the total is counted from the primary key's index alone and the page is read
+ * newest first from that index, so only the page's rows are fetched, however long the history
  * (a page past the end has no rows and so no total; the caller only needs one for page 1, where
  * no rows means 0).
  */
 export async function listValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
-  const query = db('attributes as a')
-    .join('attribute_values as v', function joinValues() {
-      this.on('v.user_id', 'a.user_id').andOn('v.attribute_id', 'a.id');
-    })
-    .where('a.user_id', input.userId)
-    .where('a.name', input.attribute)
-    .where('v.date', '<=', input.dateMax)
-    .select('v.date', 'v.value_num', 'v.value_text', 'a.value_type', db.raw('count(*) over () as total'))
+  const attribute = db('attributes as a').where('a.user_id', input.userId).where('a.name', input.attribute).select('a.id', 'a.user_id', 'a.value_type');
+  whereVisible(attribute, input.visibility);
+  const rows: Array<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }> = await db
+    .from(attribute.as('a'))
+    .joinRaw(
+      `cross join lateral (
+         select count(*) as total from attribute_values c
+         where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= ?
+       ) as n`,
+      [input.dateMax],
+    )
+    .joinRaw(
+      `cross join lateral (
+         select v.date, v.value_num, v.value_text from attribute_values v
+         where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ?
+         order by v.date desc limit ? offset ?
+       ) as v`,
+      [input.dateMax, input.limit, Math.min(input.offset, MAX_OFFSET)],
+    )
+    .select('v.date', 'v.value_num', 'v.value_text', 'a.value_type', 'n.total')
     .orderBy('v.date', 'desc')
-    .limit(input.limit)
-    .offset(Math.min(input.offset, MAX_OFFSET));
-  whereVisible(query, input.visibility);
-  const rows: Array<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }> = await query;
+    .options(PREPARED);
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),

@@ -63,6 +63,7 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date): Promise<{ princip
             username: user.username,
             scopes: new Set(READ_SCOPES),
             rateLimitKey: `simple:${user.id}`,
+            timezone: user.timezone,
           },
         };
       }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Koa from 'koa';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Context as ApiContext, type Document, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as ApiContext, type Document, type Operation } from 'openapi-backend';
 import { BUNDLES_DIR } from '../paths';
 import { badRequest, forbidden, HttpError, methodNotAllowed, type FieldProblem } from './errors';
 import { credentialsMissing } from './auth';
@@ -93,19 +93,38 @@ export interface Backend {
 
 /** Builds and initialises the backend of one document with its handlers. */
 export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhandled: OperationHandler): Promise<Backend> {
+  const customizeAjv: AjvCustomizer = (ajv) => {
+    addFormats(ajv, { mode: 'full' });
+    return ajv;
+  };
   const api = new OpenApi31Backend({
     definition: loadBundle(name),
     apiRoot: '/',
     strict: true,
-    validate: true,
+    // The validator is made below, after init, so that only request validators are compiled up front.
+    validate: false,
     ignoreTrailingSlashes: false,
     coerceTypes: true,
-    customizeAjv: (ajv) => {
-      addFormats(ajv, { mode: 'full' });
-      return ajv;
-    },
+    customizeAjv,
   });
   await api.init();
+  // The document does not change after init: list its operations once. openapi-backend's router
+  // rebuilds that list (with lodash, for every operation) on each match, several times a request.
+  const operations = api.router.getOperations();
+  api.router.getOperations = () => operations;
+  // Requests are validated; responses are not in production, so their validators (which took
+  // most of the start-up time and memory of the validator) are compiled only if something asks
+  // for them, as the contract tests' response checks do.
+  api.validator = new OpenAPIValidator({
+    definition: api.definition,
+    router: api.router,
+    ajvOpts: api.ajvOpts,
+    customizeAjv,
+    coerceTypes: true,
+    lazyCompileValidators: true,
+  });
+  api.validator.preCompileRequestValidators();
+  api.validate = true;
   for (const scheme of Object.keys(SCHEME_KINDS)) {
     if (api.definition.components?.securitySchemes?.[scheme]) {
       api.registerSecurityHandler(scheme, (_c: ApiContext, ctx: Koa.Context) => (ctx.state.principal as Principal | undefined)?.kind === SCHEME_KINDS[scheme]);

@@ -26,6 +26,7 @@ h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 .narrow{max-width:440px;margin-left:auto;margin-right:auto}
 label{display:block;font-weight:600;margin:.8rem 0 .25rem}
 label.check{font-weight:400;display:flex;gap:.5rem;align-items:center;margin:.3rem 0}
+td label.check{margin:0}
 input[type=text],input[type=password],input[type=url],select,textarea{width:100%;padding:.5rem .6rem;border:1px solid #b9c1cd;border-radius:6px;font:inherit;background:#fff}
 textarea{min-height:5rem}
 button,.button{display:inline-block;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-ink);font:inherit;cursor:pointer;text-decoration:none}

@@ -15,6 +15,7 @@ import {
   setCookie,
   tokenRequest,
 } from '../support/web';
+import { authenticateAccessToken } from '../../src/domain/tokens';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -217,7 +218,7 @@ describe('GET /oauth2/authorize', () => {
     const { session, client, secret, base } = await setUp();
     const code = await authorizeCode(app, session, { ...base, scope: 'read write' });
     const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
-    const check = await import('../../src/domain/tokens').then((m) => m.authenticateAccessToken(app.db, res.body.access_token, new Date()));
+    const check = await authenticateAccessToken(app.db, res.body.access_token, new Date());
     expect('principal' in check && check.principal.scopes.has('sleep_write') && check.principal.scopes.has('mood_read')).toBe(true);
   });
 });
@@ -280,9 +281,8 @@ describe('POST /oauth2/authorize', () => {
   });
 
   test('an API credential instead of a session is 401', async () => {
-    const { base, user } = await setUp();
+    const { base } = await setUp();
     const { simpleToken } = await makeUser(app);
-    void user;
     const res = await app.post('/oauth2/authorize', { token: simpleToken, form: { ...base, decision: 'allow' } });
     expect(res.status).toBe(401);
   });

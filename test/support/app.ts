@@ -88,6 +88,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     ? await startJobs({ connectionString: config.databaseUrl!, db, logger: deps.logger, now: deps.now, pollingIntervalSeconds: 0.5 })
     : undefined;
   const server = http.createServer(app.callback());
+  // Client and server share this process: a long synchronous step in a test (compiling a
+  // document's validators on first use) can outlast Node's 5 s keep-alive, and the server then
+  // closes an idle socket the client is just reusing (ECONNRESET). Keep idle sockets longer.
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

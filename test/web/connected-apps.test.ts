@@ -24,6 +24,7 @@ async function connect(scope: string) {
 
 describe('connected apps page', () => {
   test('lists the apps a person has authorised, with their scopes in words and their last use', async () => {
+    app.setNow(new Date('2026-06-01T08:00:00Z'));
     const { session, tokens } = await connect('mood_read mood_write');
     app.setNow(new Date('2026-06-01T09:00:00Z'));
     const before = await app.get('/settings/connected-apps', { ...PAGE, session });

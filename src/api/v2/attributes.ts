@@ -12,7 +12,7 @@ import { listAttributes, listAttributesWithValues, type AttributeFilters } from 
 import { listTemplates } from '../../domain/templates';
 import { listValues } from '../../domain/values';
 import { ownedVisibility, readVisibility } from '../../domain/visibility';
-import { FIRST_DATE, LAST_DATE, isSupportedDate, userToday } from '../../domain/time';
+import { FIRST_DATE, LAST_DATE, isSupportedDate, principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryFlag, queryInt, queryList, queryString } from '../../http/query';
@@ -36,7 +36,7 @@ function manualFilter(c: ApiContext): boolean | undefined {
  */
 async function dateMax(deps: Deps, c: ApiContext, principal: Principal): Promise<string> {
   const sent = queryString(c, 'date_max');
-  if (sent === undefined) return userToday(deps.db, principal.userId, deps.now());
+  if (sent === undefined) return principalToday(deps.db, principal, deps.now());
   if (!isSupportedDate(sent)) {
     const message = `must be a date from ${FIRST_DATE} to ${LAST_DATE}`;
     throw badRequest(`Invalid query parameter date_max: ${message}.`, [{ in: 'query', name: 'date_max', message }]);

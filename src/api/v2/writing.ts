@@ -9,7 +9,7 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { accessFor } from '../../domain/scopes';
-import { userToday } from '../../domain/time';
+import { principalToday } from '../../domain/time';
 import { attributeObject, selectAttributes, type AttributeObject, type AttributeRow } from '../../domain/attributes';
 import { runBatch, type BatchResult, type Item } from '../../domain/writes/batch';
 import type { WriteContext } from '../../domain/writes/context';
@@ -25,7 +25,7 @@ async function writeContext(deps: Deps, principal: Principal): Promise<WriteCont
     clientPk: principal.clientPk!,
     access: accessFor(principal.scopes),
     now,
-    today: await userToday(deps.db, principal.userId, now),
+    today: await principalToday(deps.db, principal, now),
   };
 }
 

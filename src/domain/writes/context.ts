@@ -4,6 +4,7 @@
  * or manual attributes with `manual_write`. Checks use the attribute's current group.
  */
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/knex';
 import type { Access } from '../scopes';
 import { ItemError } from './batch';
 
@@ -53,7 +54,7 @@ export function requireWriteScope(access: Access, attribute: { name: string; gro
  * ownership changes an update lock (one at a time, so two acquires end with one owner).
  */
 export async function lockAttribute(trx: Knex.Transaction, userId: number, name: string, mode: 'share' | 'update'): Promise<WritableAttribute> {
-  const query = trx('attributes').where({ user_id: userId, name });
+  const query = trx('attributes').where({ user_id: userId, name }).options(PREPARED);
   const locked = mode === 'share' ? query.forShare() : query.forUpdate();
   const attribute = await locked.first<WritableAttribute | undefined>(WRITABLE_COLUMNS);
   if (!attribute) throw new ItemError('not_found', `There is no attribute named ${name}.`);

@@ -5,6 +5,7 @@
  * derived-data jobs.
  */
 import type { Knex } from 'knex';
+import { PREPARED } from '../../db/knex';
 import { storedValue } from '../values';
 import { type Item, ItemError, requireFields, stringField } from './batch';
 import { lockAttribute, requireOwner, requireWriteScope, type WriteContext } from './context';
@@ -16,7 +17,8 @@ export async function recordChange(trx: Knex.Transaction, context: WriteContext,
   await trx('value_changes')
     .insert({ user_id: context.userId, date, changed_at: context.now })
     .onConflict(['user_id', 'date'])
-    .merge(['changed_at']);
+    .merge(['changed_at'])
+    .options(PREPARED);
 }
 
 /** One update item: `{name, date, value}`, all required. Echoes the item. */
@@ -31,7 +33,8 @@ export async function updateValue(trx: Knex.Transaction, context: WriteContext, 
   await trx('attribute_values')
     .insert({ user_id: context.userId, attribute_id: attribute.id, date, ...storedValue(attribute.value_type, value), updated_at: context.now })
     .onConflict(['user_id', 'attribute_id', 'date'])
-    .merge(['value_num', 'value_text', 'updated_at']);
+    .merge(['value_num', 'value_text', 'updated_at'])
+    .options(PREPARED);
   await recordChange(trx, context, date);
   if (isTag(attribute)) await refreshCustomText(trx, context, date);
   return item;
@@ -57,7 +60,8 @@ export async function incrementValue(trx: Knex.Transaction, context: WriteContex
       value_num: trx.raw('coalesce(attribute_values.value_num, 0) + excluded.value_num'),
       updated_at: context.now,
     })
-    .returning<Array<{ value_num: number }>>('value_num');
+    .returning<Array<{ value_num: number }>>('value_num')
+    .options(PREPARED);
   const current = row.value_num;
   if (!Number.isFinite(current)) throw new ItemError('validation', `Attribute ${attribute.name}: the total would not be a finite number.`);
   checkTotal(attribute, current);

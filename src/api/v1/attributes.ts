@@ -1,0 +1,56 @@
+/**
+ * Handlers of the v1 `Attributes` tag: the caller's attributes with a value for every day of a range,
+ * and one attribute's stored values. Same domain functions as version 2's with-values and values.
+ */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { operations } from '../../../generated/types/v1';
+import type { Deps } from '../../deps';
+import { listAttributeRowsWithValues } from '../../domain/attributes';
+import { listValues } from '../../domain/values';
+import { readVisibility } from '../../domain/visibility';
+import { principalToday } from '../../domain/time';
+import { envelope, paging } from '../../http/paging';
+import { queryDate, queryInt } from '../../http/query';
+import { names } from './query';
+import { ownData, pathParam } from './subject';
+import { v1Attribute } from './shapes';
+
+type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
+
+/** Days of values when `limit` is not sent: the last week. (The document caps it at 31.) */
+export const DEFAULT_DAYS = 7;
+
+export function attributesHandlers(deps: Deps) {
+  return {
+    /** A bare array: each visible attribute with `limit` days of values ending at date_max (today by default), null without data. */
+    async listUserAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ownData(c, ctx);
+      const { results } = await listAttributeRowsWithValues(deps.db, {
+        userId: principal.userId,
+        visibility: readVisibility(principal.scopes),
+        filters: { groups: names(c, 'groups'), names: names(c, 'attributes') },
+        dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
+        days: queryInt(c, 'limit', DEFAULT_DAYS),
+      });
+      const body: Ok<'listUserAttributes'> = results.map(v1Attribute);
+      ctx.body = body;
+    },
+
+    /** One attribute's stored values up to date_max, newest first, paged; unknown or hidden attributes have none. */
+    async listUserAttributeValues(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ownData(c, ctx);
+      const p = paging(c);
+      const page = await listValues(deps.db, {
+        userId: principal.userId,
+        attribute: pathParam(c, 'attribute'),
+        visibility: readVisibility(principal.scopes),
+        dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
+        limit: p.limit,
+        offset: p.offset,
+      });
+      const body: Ok<'listUserAttributeValues'> = envelope(ctx, p, page.count, page.results);
+      ctx.body = body;
+    },
+  };
+}

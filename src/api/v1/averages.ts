@@ -1,0 +1,56 @@
+/** Handlers of the v1 `Averages` tag, on the same domain function as version 2's averages. */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { operations } from '../../../generated/types/v1';
+import type { Deps } from '../../deps';
+import { listAverages, type AverageObject } from '../../domain/averages';
+import { readVisibility } from '../../domain/visibility';
+import { envelope, paging } from '../../http/paging';
+import { queryDate } from '../../http/query';
+import { ownData, pathParam } from './subject';
+
+type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
+
+/** Rows fetched per query when a bare array needs every result. */
+const BATCH = 500;
+
+export function averagesHandlers(deps: Deps) {
+  return {
+    /** A bare array: the newest set of each visible attribute (every page of the v2 rule, gathered). */
+    async listUserAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ownData(c, ctx);
+      const all: AverageObject[] = [];
+      for (let offset = 0; ; offset += BATCH) {
+        const { results } = await listAverages(deps.db, {
+          userId: principal.userId,
+          visibility: readVisibility(principal.scopes),
+          filters: {},
+          page: { limit: BATCH, offset },
+        });
+        all.push(...results);
+        if (results.length < BATCH) break;
+      }
+      const body: Ok<'listUserAverages'> = all;
+      ctx.body = body;
+    },
+
+    /** Every set (current and historical) of one attribute within date_min..date_max, newest first, paged. */
+    async listUserAttributeAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const principal = ownData(c, ctx);
+      const p = paging(c);
+      const { count, results } = await listAverages(deps.db, {
+        userId: principal.userId,
+        visibility: readVisibility(principal.scopes),
+        filters: {
+          names: [pathParam(c, 'attribute')],
+          dateMin: queryDate(c, 'date_min'),
+          dateMax: queryDate(c, 'date_max'),
+          includeHistorical: true,
+        },
+        page: p,
+      });
+      const body: Ok<'listUserAttributeAverages'> = envelope(ctx, p, count, results);
+      ctx.body = body;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/** Handlers of the v1 `Insights` tag, on the same domain function as version 2's insights. */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { operations } from '../../../generated/types/v1';
+import type { Deps } from '../../deps';
+import { listV1Insights } from '../../domain/v1-insights';
+import { readVisibility } from '../../domain/visibility';
+import { envelope, paging } from '../../http/paging';
+import { queryDate } from '../../http/query';
+import { ownData, pathParam } from './subject';
+import { v1Insight } from './shapes';
+
+type InsightPage = operations['listUserInsights']['responses'][200]['content']['application/json'];
+
+export function insightsHandlers(deps: Deps) {
+  /** A page of the caller's insights (about one attribute when named), newest first, in the v1 shape. */
+  async function answer(c: ApiContext, ctx: Koa.Context, attribute?: string): Promise<void> {
+    const principal = ownData(c, ctx);
+    const p = paging(c);
+    const { count, results } = await listV1Insights(deps.db, {
+      userId: principal.userId,
+      visibility: readVisibility(principal.scopes),
+      filters: { dateMin: queryDate(c, 'date_min'), dateMax: queryDate(c, 'date_max'), attribute },
+      page: p,
+    });
+    const body: InsightPage = envelope(ctx, p, count, results.map(v1Insight));
+    ctx.body = body;
+  }
+
+  return {
+    async listUserInsights(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      await answer(c, ctx);
+    },
+
+    async listUserAttributeInsights(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      await answer(c, ctx, pathParam(c, 'attribute'));
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** Handlers of the v1 `Users` tag: a user's profile and today's values. */
+import type Koa from 'koa';
+import type { Context as ApiContext } from 'openapi-backend';
+import type { Deps } from '../../deps';
+import type { Principal } from '../../domain/principal';
+import { listAttributeRowsWithValues } from '../../domain/attributes';
+import { readVisibility } from '../../domain/visibility';
+import { localDate } from '../../domain/time';
+import { shownUser } from './subject';
+import { todayGroups, userObject, type V1User } from './shapes';
+
+export function usersHandlers(deps: Deps) {
+  return {
+    /** The caller's profile, or another user's public one (404 for a private or unknown user); attributes always empty. */
+    async getUserProfile(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const { user } = await shownUser(deps, c, ctx);
+      const body: V1User = userObject(user, deps.now());
+      ctx.body = body;
+    },
+
+    /**
+     * The caller with every visible attribute (active, normal priority, as the with-values list
+     * picks them) and its value on their local today, null when none, grouped by group in group
+     * priority order; another public user is a stub with no attributes (values are never revealed).
+     */
+    async getUserToday(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const subject = await shownUser(deps, c, ctx);
+      const now = deps.now();
+      if (subject.kind === 'other') {
+        ctx.body = userObject(subject.user, now) satisfies V1User;
+        return;
+      }
+      const principal = ctx.state.principal as Principal;
+      const { results } = await listAttributeRowsWithValues(deps.db, {
+        userId: subject.user.id,
+        visibility: readVisibility(principal.scopes),
+        filters: {},
+        dateMax: localDate(now, subject.user.timezone),
+        days: 1,
+      });
+      const body: V1User = userObject(subject.user, now, todayGroups(results));
+      ctx.body = body;
+    },
+  };
+}

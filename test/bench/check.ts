@@ -1,0 +1,82 @@
+/**
+ * Before measuring: the bench service acquires the attributes it writes, for every token's user
+ * (through Daybook's own acquire endpoint), and every scenario is sent once to both servers with
+ * the same token to make sure the baseline answers the same data (paging links compared without
+ * their host and port, the profile's clock field left out, increments one apart).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { WRITE_ATTRIBUTES } from './fixtures';
+import type { Scenario } from './scenarios';
+import { progressBar } from './progress';
+
+async function call(port: number, token: string, method: string, path: string, body?: string): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body,
+  });
+  return { status: response.status, json: await response.json() };
+}
+
+/** Makes the bench service the owner of WRITE_ATTRIBUTES for each token's user. */
+export async function acquireWriteAttributes(port: number, tokens: string[]): Promise<void> {
+  const bar = progressBar('acquire', tokens.length, 'users');
+  for (const token of tokens) {
+    const answer = await call(port, token, 'POST', '/api/2/attributes/acquire/', JSON.stringify(WRITE_ATTRIBUTES.map((name) => ({ name }))));
+    if (answer.status !== 200) throw new Error(`Acquiring the write attributes failed (${answer.status}): ${JSON.stringify(answer.json)}`);
+    bar.increment();
+  }
+  bar.stop();
+}
+
+/** Paging links without their origin; the profile without its clock. */
+function comparable(json: unknown): unknown {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return json;
+  const copy: Record<string, unknown> = { ...(json as Record<string, unknown>) };
+  for (const link of ['next', 'previous']) {
+    if (typeof copy[link] === 'string') copy[link] = (copy[link] as string).replace(/^http:\/\/[^/]+/, '');
+  }
+  delete copy.local_time;
+  return copy;
+}
+
+/** The first place two JSON values differ, for the error message. */
+function firstDifference(a: unknown, b: unknown, at = ''): string {
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const inner = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${at}/${key}`);
+      if (inner) return inner;
+    }
+    return '';
+  }
+  return isDeepStrictEqual(a, b) ? '' : `${at || '/'}: Daybook ${JSON.stringify(a)} vs baseline ${JSON.stringify(b)}`;
+}
+
+type Batch = { success: Array<Record<string, unknown>>; failed: unknown[] };
+
+/** Sends each scenario once to both servers with the same token; throws when the answers differ. */
+export async function checkSameAnswers(daybookPort: number, baselinePort: number, token: string, scenarios: Scenario[]): Promise<void> {
+  for (const scenario of scenarios) {
+    const daybook = await call(daybookPort, token, scenario.method, scenario.path, scenario.body);
+    const baseline = await call(baselinePort, token, scenario.method, scenario.path, scenario.body);
+    if (daybook.status !== 200 || baseline.status !== 200) {
+      throw new Error(`${scenario.name}: Daybook answered ${daybook.status}, the baseline ${baseline.status}: ${JSON.stringify(daybook.json).slice(0, 500)}`);
+    }
+    let d = comparable(daybook.json);
+    let b = comparable(baseline.json);
+    if (scenario.name === 'increment') {
+      // The baseline's increment came second: each total is one more.
+      const db = d as Batch;
+      const bb = b as Batch;
+      bb.success.forEach((item, i) => {
+        if (item.current !== (db.success[i]?.current as number) + 1) throw new Error(`increment item ${i}: Daybook total ${db.success[i]?.current}, baseline ${item.current}`);
+      });
+      d = { ...db, success: db.success.map(({ current: _c, ...rest }) => rest) };
+      b = { ...bb, success: bb.success.map(({ current: _c, ...rest }) => rest) };
+    }
+    const difference = firstDifference(d, b);
+    if (difference) throw new Error(`The baseline does not answer ${scenario.name} as Daybook does: ${difference}`);
+    const results = (daybook.json as { results?: unknown[]; success?: unknown[] }).results ?? (daybook.json as { success?: unknown[] }).success;
+    if (Array.isArray(results) && results.length === 0) throw new Error(`${scenario.name}: the answer is an empty list; the dataset is missing data for it.`);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Measures one dataset: starts Daybook (and the baseline) on it, prepares and checks, then for each
+ * scenario and connection count runs a short unmeasured warm-up of each server and `rounds`
+ * rounds in alternating order (Daybook, baseline, Daybook, …), with the CPU of the server, of
+ * Postgres and of the load generator and the server's peak RSS for each measurement.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/paths';
+import { drive } from './drive';
+import type { Fixtures } from './fixtures';
+import { acquireWriteAttributes, checkSameAnswers } from './check';
+import type { Scenario } from './scenarios';
+import { cpuMeter, peakRss, resetPeakRss } from './resources';
+import { daybookEnv, startBaseline, startDaybook, type RunningServer } from './services';
+import { say } from './progress';
+import type { Cell, Target } from './report';
+
+export interface MeasureInput {
+  label: string;
+  databaseUrl: string;
+  users: number;
+  postmasterPid: number | undefined;
+  fixtures: Fixtures;
+  scenarios: Scenario[];
+  connections: number[];
+  targets: Target[];
+  rounds: number;
+  duration: number;
+  warmup: number;
+  pool: number;
+  /** Folder for V8 CPU profiles of the servers, when profiling. */
+  cpuProfileDir?: string;
+}
+
+export interface MeasureOutput {
+  cells: Cell[];
+  /** Daybook's peak RSS from its start to its first measurement (start-up, preparation). */
+  startupPeakRss: number;
+  daybookEnv: Record<string, string>;
+}
+
+const LOG_DIR = path.join(PROJECT_ROOT, '.data', 'bench', 'logs');
+
+export async function measureDataset(input: MeasureInput): Promise<MeasureOutput> {
+  const tokensFile = path.join(PROJECT_ROOT, '.data', 'bench', `tokens-${input.label}.json`);
+  fs.mkdirSync(path.dirname(tokensFile), { recursive: true });
+  fs.writeFileSync(tokensFile, JSON.stringify(input.fixtures.tokens.map((t) => ({ ...t, clientPk: input.fixtures.clientPk }))), { mode: 0o600 });
+  const env = daybookEnv(input.databaseUrl, input.pool);
+  const servers: Partial<Record<Target, RunningServer>> = {};
+  try {
+    servers.daybook = await startDaybook(env, path.join(LOG_DIR, `daybook-${input.label}.log`), input.cpuProfileDir);
+    if (input.targets.includes('baseline')) {
+      servers.baseline = await startBaseline(input.databaseUrl, input.pool, tokensFile, path.join(LOG_DIR, `baseline-${input.label}.log`), input.cpuProfileDir);
+    }
+    say(`Daybook (pid ${servers.daybook.pid}) on port ${servers.daybook.port}${servers.baseline ? `, baseline (pid ${servers.baseline.pid}) on port ${servers.baseline.port}` : ''}; logs in ${path.relative(PROJECT_ROOT, LOG_DIR)}/`);
+    const tokens = input.fixtures.tokens.map((t) => t.token);
+    if (input.scenarios.some((s) => s.kind === 'write')) await acquireWriteAttributes(servers.daybook.port, tokens);
+    if (servers.baseline) {
+      await checkSameAnswers(servers.daybook.port, servers.baseline.port, tokens[0], input.scenarios);
+      say('Checked: the baseline answers every scenario with the same data as Daybook.');
+    }
+    const startupPeakRss = peakRss(servers.daybook.pid);
+
+    const cells: Cell[] = [];
+    const total = input.scenarios.length * input.connections.length * input.rounds * input.targets.length;
+    let done = 0;
+    const t0 = performance.now();
+    for (const scenario of input.scenarios) {
+      for (const connections of input.connections) {
+        const cell: Cell = { scenario: scenario.name, kind: scenario.kind, connections, users: input.users, samples: { daybook: [], baseline: [] } };
+        cells.push(cell);
+        if (input.warmup > 0) {
+          for (const target of input.targets) await drive({ port: servers[target]!.port, scenario, tokens, connections, seconds: input.warmup });
+        }
+        for (let round = 1; round <= input.rounds; round++) {
+          for (const target of input.targets) {
+            const server = servers[target]!;
+            resetPeakRss(server.pid);
+            const meter = cpuMeter(server.pid, input.postmasterPid);
+            const result = await drive({ port: server.port, scenario, tokens, connections, seconds: input.duration });
+            const cpu = meter.stop();
+            cell.samples[target].push({ round, drive: result, cpu, peakRss: peakRss(server.pid) });
+            done++;
+            const eta = ((performance.now() - t0) / done) * (total - done) / 1000;
+            say(
+              `[${input.label} ${done}/${total}, ~${Math.ceil(eta / 60)} min left] ${scenario.name} c=${connections} ${target} round ${round}: ` +
+                `${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} p99.9 ${result.p999.toFixed(2)} ms, ` +
+                `errors ${result.errors}, CPU % service/Postgres/load gen/other ${Math.round(cpu.service)}/${Math.round(cpu.postgres)}/${Math.round(cpu.loadGenerator)}/${Math.round(cpu.others)}`,
+            );
+          }
+        }
+      }
+    }
+    return { cells, startupPeakRss, daybookEnv: { ...env, SECRET_KEY: '(random for the run)', DATABASE_URL: '(the dataset database)' } };
+  } finally {
+    await servers.daybook?.stop();
+    await servers.baseline?.stop();
+  }
+}

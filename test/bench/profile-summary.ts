@@ -1,0 +1,94 @@
+/**
+ * Summarises a V8 CPU profile (`--cpu-prof`, written by `npm run bench -- --cpu-prof`): where the
+ * time went by package or source folder, and the functions with the most self and total time.
+ *
+ *   node dist/test/bench/profile-summary.js <file.cpuprofile> [--top N] [--after FUNCTION]
+ *
+ * --after drops the samples before the first one running FUNCTION (e.g. `handleRequest`, to leave
+ * the start-up out).
+ */
+import fs from 'node:fs';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+/** The package (node_modules/<name>), our source folder (src/<folder>) or Node's internals a frame belongs to. */
+function area(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1];
+  const ours = /\/dist\/(src|test)\/([^/]+)(\/[^/]+)?/.exec(url);
+  if (ours) return `${ours[1]}/${ours[2]}${ours[3] && !ours[3].endsWith('.js') ? ours[3] : ''}`;
+  if (url.startsWith('node:')) return url.replace(/^node:(internal\/)?([^/]+).*/, 'node:$2');
+  return url;
+}
+
+function main(): void {
+  const file = process.argv[2];
+  if (!file) throw new Error('Usage: profile-summary <file.cpuprofile> [--top N]');
+  const topIndex = process.argv.indexOf('--top');
+  const top = topIndex > 0 ? Number(process.argv[topIndex + 1]) : 25;
+  const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const afterIndex = process.argv.indexOf('--after');
+  const after = afterIndex > 0 ? process.argv[afterIndex + 1] : undefined;
+  const runs = (id: number, name: string): boolean => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (byId.get(at)!.callFrame.functionName === name) return true;
+    return false;
+  };
+  const first = after ? profile.samples.findIndex((id) => runs(id, after)) : 0;
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => {
+    if (i >= Math.max(0, first)) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const key = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+
+  const areas = new Map<string, number>();
+  const selfByFunction = new Map<string, number>();
+  const totalByFunction = new Map<string, number>();
+  const walk = (id: number, open: Set<string>): number => {
+    const node = byId.get(id)!;
+    const own = self.get(id) ?? 0;
+    areas.set(area(node.callFrame.url, node.callFrame.functionName), (areas.get(area(node.callFrame.url, node.callFrame.functionName)) ?? 0) + own);
+    const k = key(node);
+    selfByFunction.set(k, (selfByFunction.get(k) ?? 0) + own);
+    const nested = open.has(k);
+    if (!nested) open.add(k);
+    let inclusive = own;
+    for (const child of node.children ?? []) inclusive += walk(child, open);
+    if (!nested) {
+      open.delete(k);
+      totalByFunction.set(k, (totalByFunction.get(k) ?? 0) + inclusive);
+    }
+    return inclusive;
+  };
+  walk(profile.nodes[0].id, new Set());
+
+  const show = (title: string, entries: Map<string, number>, n: number) => {
+    process.stdout.write(`\n${title}\n`);
+    for (const [name, value] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, n)) {
+      process.stdout.write(`${value.toFixed(0).padStart(8)} ms ${((value / total) * 100).toFixed(1).padStart(5)} %  ${name}\n`);
+    }
+  };
+  process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled\n`);
+  show('Self time by area', areas, top);
+  show('Self time by function', selfByFunction, top);
+  show('Total time by function', totalByFunction, top);
+}
+
+main();

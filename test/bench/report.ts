@@ -1,0 +1,213 @@
+/**
+ * Turns the measurements into figures: medians and ranges over rounds, ratios Daybook / baseline,
+ * the targets of this machine met or missed, and the Markdown tables (printed and written beside
+ * the JSON under test/bench/results/).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/paths';
+import type { CpuFigures } from './resources';
+import type { DriveResult } from './drive';
+
+export type Target = 'daybook' | 'baseline';
+
+export interface Sample {
+  round: number;
+  drive: DriveResult;
+  cpu: CpuFigures;
+  /** Peak RSS of the server under test during this measurement (bytes). */
+  peakRss: number;
+}
+
+export interface Cell {
+  scenario: string;
+  kind: 'read' | 'write';
+  connections: number;
+  /** Dataset users (the scale runs use other datasets). */
+  users: number;
+  samples: Record<Target, Sample[]>;
+}
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+export interface TargetSummary {
+  rps: Spread;
+  p50: Spread;
+  p99: Spread;
+  p999: Spread;
+  errors: number;
+  cpu: { service: number; postgres: number; loadGenerator: number; others: number };
+  peakRss: number;
+}
+
+export function spread(values: number[]): Spread {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return { median: NaN, min: NaN, max: NaN };
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
+export function summarise(samples: Sample[]): TargetSummary | undefined {
+  if (samples.length === 0) return undefined;
+  return {
+    rps: spread(samples.map((s) => s.drive.requestsPerSecond)),
+    p50: spread(samples.map((s) => s.drive.p50)),
+    p99: spread(samples.map((s) => s.drive.p99)),
+    p999: spread(samples.map((s) => s.drive.p999)),
+    errors: samples.reduce((sum, s) => sum + s.drive.errors, 0),
+    cpu: {
+      service: spread(samples.map((s) => s.cpu.service)).median,
+      postgres: spread(samples.map((s) => s.cpu.postgres)).median,
+      loadGenerator: spread(samples.map((s) => s.cpu.loadGenerator)).median,
+      others: spread(samples.map((s) => s.cpu.others)).median,
+    },
+    peakRss: Math.max(...samples.map((s) => s.peakRss)),
+  };
+}
+
+const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en') : 'n/a');
+const ms = (v: number) => (!Number.isFinite(v) ? 'n/a' : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
+const ratio = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
+const mib = (v: number) => (Number.isFinite(v) ? `${Math.round(v / 2 ** 20)} MiB` : 'n/a');
+const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v)}` : 'n/a');
+const withRange = (s: Spread, format: (v: number) => string) => `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
+
+/** Markdown table of throughput and latency, Daybook against the baseline. */
+export function throughputTable(cells: Cell[]): string {
+  const lines = [
+    '| Request | Conns | Daybook req/s | Baseline req/s | Ratio | Daybook p50 / p99 / p99.9 ms | Baseline p50 / p99 / p99.9 ms | p99 ratio | Errors D / B |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const cell of cells) {
+    const d = summarise(cell.samples.daybook);
+    const b = summarise(cell.samples.baseline);
+    if (!d) continue;
+    lines.push(
+      `| ${cell.scenario} | ${cell.connections} | ${withRange(d.rps, int)} | ${b ? withRange(b.rps, int) : '–'} | ${b ? ratio(d.rps.median / b.rps.median) : '–'} | ` +
+        `${ms(d.p50.median)} / ${ms(d.p99.median)} / ${ms(d.p999.median)} | ${b ? `${ms(b.p50.median)} / ${ms(b.p99.median)} / ${ms(b.p999.median)}` : '–'} | ` +
+        `${b ? ratio(d.p99.median / b.p99.median) : '–'} | ${d.errors} / ${b ? b.errors : '–'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Markdown table of CPU (percent of one core, medians) and peak RSS per measurement. */
+export function resourceTable(cells: Cell[]): string {
+  const lines = [
+    '| Request | Conns | Daybook CPU % service / Postgres / load gen / other | Baseline CPU % service / Postgres / load gen / other | Daybook / baseline CPU ms per request (service + Postgres) | Peak RSS Daybook / baseline |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const cell of cells) {
+    const d = summarise(cell.samples.daybook);
+    const b = summarise(cell.samples.baseline);
+    if (!d) continue;
+    const cpu = (s: TargetSummary) => `${pct(s.cpu.service)} / ${pct(s.cpu.postgres)} / ${pct(s.cpu.loadGenerator)} / ${pct(s.cpu.others)}`;
+    const perRequest = (s: TargetSummary) => `${ms((s.cpu.service * 10) / s.rps.median)} + ${ms((s.cpu.postgres * 10) / s.rps.median)}`;
+    lines.push(
+      `| ${cell.scenario} | ${cell.connections} | ${cpu(d)} | ${b ? cpu(b) : '–'} | ${perRequest(d)} / ${b ? perRequest(b) : '–'} | ${mib(d.peakRss)} / ${b ? mib(b.peakRss) : '–'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Markdown table of the scale runs: Daybook's reads on datasets of different sizes. */
+export function scaleTable(cells: Cell[]): string {
+  const users = [...new Set(cells.map((c) => c.users))].sort((a, b) => a - b);
+  const keys = [...new Set(cells.map((c) => `${c.scenario}@${c.connections}`))];
+  const lines = [
+    `| Request | Conns | ${users.map((u) => `${u.toLocaleString('en')} users: req/s, p50 / p99 ms`).join(' | ')} |`,
+    `|---|---:|${users.map(() => '---:').join('|')}|`,
+  ];
+  for (const key of keys) {
+    const [scenario, connections] = key.split('@');
+    const row = users.map((u) => {
+      const cell = cells.find((c) => c.users === u && c.scenario === scenario && c.connections === Number(connections));
+      const d = cell && summarise(cell.samples.daybook);
+      return d ? `${int(d.rps.median)}, ${ms(d.p50.median)} / ${ms(d.p99.median)}` : '–';
+    });
+    lines.push(`| ${scenario} | ${connections} | ${row.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+export interface TargetCheck {
+  target: string;
+  met: boolean;
+  detail: string;
+}
+
+/** The targets of the issue for this machine (reported against, not timed tests). */
+export function checkTargets(cells: Cell[], overallPeakRss: number): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const at = (scenario: string, connections: number) => cells.find((c) => c.scenario === scenario && c.connections === connections);
+  for (const scenario of [...new Set(cells.map((c) => c.scenario))]) {
+    const kind = cells.find((c) => c.scenario === scenario)!.kind;
+    const c32 = at(scenario, 32);
+    const d32 = c32 && summarise(c32.samples.daybook);
+    const b32 = c32 && summarise(c32.samples.baseline);
+    if (d32 && b32) {
+      const need = kind === 'read' ? 0.6 : 0.5;
+      const r = d32.rps.median / b32.rps.median;
+      checks.push({ target: `${scenario}: req/s >= ${need} x baseline at 32 connections`, met: r >= need, detail: `${ratio(r)} (${int(d32.rps.median)} vs ${int(b32.rps.median)})` });
+      if (kind === 'read') {
+        const p = d32.p99.median / b32.p99.median;
+        checks.push({ target: `${scenario}: p99 <= 2 x baseline at 32 connections`, met: p <= 2, detail: `${ratio(p)} (${ms(d32.p99.median)} vs ${ms(b32.p99.median)} ms)` });
+      }
+    }
+    const d8 = at(scenario, 8) && summarise(at(scenario, 8)!.samples.daybook);
+    if (kind === 'read' && d8) checks.push({ target: `${scenario}: p99 < 50 ms at 8 connections`, met: d8.p99.median < 50, detail: `${ms(d8.p99.median)} ms` });
+  }
+  checks.push({ target: 'Daybook peak RSS < 250 MB', met: overallPeakRss < 250e6, detail: mib(overallPeakRss) });
+  const errors = cells.reduce((sum, c) => sum + c.samples.daybook.reduce((s, x) => s + x.drive.errors, 0) + c.samples.baseline.reduce((s, x) => s + x.drive.errors, 0), 0);
+  checks.push({ target: 'zero errors', met: errors === 0, detail: String(errors) });
+  return checks;
+}
+
+export function targetsTable(checks: TargetCheck[]): string {
+  return ['| Target | Met | Measured |', '|---|---|---|', ...checks.map((c) => `| ${c.target} | ${c.met ? 'yes' : '**no**'} | ${c.detail} |`)].join('\n');
+}
+
+/** The commit checked out, read from .git without running git (undefined outside a repository). */
+export function currentCommit(): string | undefined {
+  try {
+    const gitDir = path.join(PROJECT_ROOT, '.git');
+    const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+    if (!head.startsWith('ref: ')) return head;
+    const ref = head.slice(5);
+    const loose = path.join(gitDir, ref);
+    if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim();
+    const packed = fs.readFileSync(path.join(gitDir, 'packed-refs'), 'utf8').split('\n').find((line) => line.endsWith(` ${ref}`));
+    return packed?.split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+export function machineFacts(): Record<string, unknown> {
+  const cpus = os.cpus();
+  return {
+    hostname: os.hostname(),
+    cpuModel: cpus[0]?.model,
+    cpus: cpus.length,
+    memoryBytes: os.totalmem(),
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    loadAverageAtStart: os.loadavg(),
+  };
+}
+
+/** Writes the JSON and the Markdown under test/bench/results/; returns their paths. */
+export function writeResults(stamp: string, json: unknown, markdown: string): { json: string; markdown: string } {
+  const dir = path.join(PROJECT_ROOT, 'test', 'bench', 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const files = { json: path.join(dir, `bench-${stamp}.json`), markdown: path.join(dir, `bench-${stamp}.md`) };
+  fs.writeFileSync(files.json, JSON.stringify(json, null, 2) + '\n');
+  fs.writeFileSync(files.markdown, markdown + '\n');
+  return files;
+}

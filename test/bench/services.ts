@@ -1,0 +1,110 @@
+/**
+ * The two servers under test, each a child process on 127.0.0.1 with its output in a log file:
+ * Daybook as production runs it (compiled dist/src/server.js, NODE_ENV=production, its own log
+ * line per request) and the bare baseline (dist/test/bench/baseline-server.js).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/paths';
+
+export interface RunningServer {
+  name: string;
+  pid: number;
+  port: number;
+  logFile: string;
+  /** SIGTERM, then waits for the exit (a --cpu-prof profile is written then). */
+  stop(): Promise<void>;
+}
+
+/** The rate limit for the run: raised so that the limit is not what is measured. */
+export const BENCH_RATE_LIMIT = 100_000_000;
+
+/** Daybook's settings for the run, shown in the report. */
+export function daybookEnv(databaseUrl: string, poolMax: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    DB_POOL_MAX: String(poolMax),
+    RATE_LIMIT_PER_HOUR: String(BENCH_RATE_LIMIT),
+    // Derived-data workers run in their own process in this set-up (`npm run worker`); their cost
+    // is measured on its own (the derive step), not mixed into the API's figures.
+    WORKERS: '0',
+    DEMO: '0',
+    LOG_LEVEL: 'info',
+    SECRET_KEY: crypto.randomBytes(36).toString('base64url'),
+  };
+}
+
+/** Waits until the log file has a line `found` accepts; returns what it returned. */
+async function waitForLine<T>(file: string, child: ChildProcess, found: (line: string) => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    for (const line of text.split('\n')) {
+      const result = found(line);
+      if (result !== undefined) return result;
+    }
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${path.basename(file)}: the process exited (${child.exitCode ?? child.signalCode}) before listening:\n${text.slice(-3000)}`);
+    if (Date.now() > deadline) throw new Error(`${path.basename(file)}: not listening after ${timeoutMs} ms:\n${text.slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function parseJson(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+async function start(name: string, args: string[], env: Record<string, string>, logFile: string, port: (line: string) => number | undefined): Promise<RunningServer> {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const fd = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const listening = await waitForLine(logFile, child, port, 120_000);
+    return {
+      name,
+      pid: child.pid!,
+      port: listening,
+      logFile,
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      },
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+export function startDaybook(env: Record<string, string>, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
+  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  return start('daybook', [...profile, path.join(PROJECT_ROOT, 'dist/src/server.js')], env, logFile, (line) => {
+    const entry = parseJson(line);
+    return typeof entry?.msg === 'string' && entry.msg.startsWith('Daybook listening') ? (entry.port as number) : undefined;
+  });
+}
+
+export function startBaseline(databaseUrl: string, poolMax: number, tokensFile: string, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
+  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  return start(
+    'baseline',
+    [...profile, path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
+    { DATABASE_URL: databaseUrl, PORT: '0', DB_POOL_MAX: String(poolMax), BASELINE_TOKENS: tokensFile },
+    logFile,
+    (line) => {
+      const entry = parseJson(line);
+      return typeof entry?.listening === 'number' ? entry.listening : undefined;
+    },
+  );
+}
