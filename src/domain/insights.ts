@@ -28,7 +28,22 @@ export interface InsightObject {
   text: string;
 }
 
+/** The text fields only version 1's Insight carries. */
+export interface InsightFigures {
+  value: string | null;
+  value2: string | null;
+  comment: string | null;
+}
+
+/** An insight with its version-1-only fields, for version 1's lists. */
+export interface InsightEntry {
+  insight: InsightObject;
+  figures: InsightFigures;
+}
+
 export interface InsightFilters {
+  /** Only insights about this attribute (by name). */
+  attribute?: string;
   /** Oldest local day of `created`, inclusive. */
   dateMin?: string;
   /** Newest local day of `created`, inclusive. */
@@ -44,6 +59,9 @@ interface Row {
   priority: number;
   html: string;
   text: string;
+  value: string | null;
+  value2: string | null;
+  comment: string | null;
   attribute_name: string;
   attribute_label: string;
   group_name: string;
@@ -81,14 +99,19 @@ function insightObject(row: Row): InsightObject {
   };
 }
 
+export interface ListInsightsInput {
+  userId: number;
+  visibility: Visibility;
+  filters: InsightFilters;
+  page: { limit: number; offset: number };
+}
+
 /**
- * A page of the person's insights about attributes the token may see, newest first. `dateMin` and
- * `dateMax` bound the day the insight was created on, in the person's time zone.
+ * A page of the person's insights about attributes the token may see, newest first, each with its
+ * version-1 fields. `dateMin` and `dateMax` bound the day the insight was created on, in the
+ * person's time zone. One query.
  */
-export async function listInsights(
-  db: Knex,
-  input: { userId: number; visibility: Visibility; filters: InsightFilters; page: { limit: number; offset: number } },
-): Promise<{ count: number; results: InsightObject[] }> {
+export async function listInsightEntries(db: Knex, input: ListInsightsInput): Promise<{ count: number; results: InsightEntry[] }> {
   const query = db('insights as i')
     .join('attributes as a', function joinAttribute() {
       this.on('a.user_id', 'i.user_id').andOn('a.id', 'i.attribute_id');
@@ -97,13 +120,14 @@ export async function listInsights(
     .join('users as u', 'u.id', 'i.user_id')
     .where('i.user_id', input.userId)
     .select(
-      'i.created', 'i.target_date', 'i.type_name', 'i.period', 'i.priority', 'i.html', 'i.text',
+      'i.created', 'i.target_date', 'i.type_name', 'i.period', 'i.priority', 'i.html', 'i.text', 'i.value', 'i.value2', 'i.comment',
       'a.name as attribute_name', 'a.label as attribute_label', 'a.group_name', 'g.label as group_label', 'g.priority as group_priority',
       'a.priority as attribute_priority', 'a.value_type',
       db.raw('count(*) over () as total'),
     );
   whereVisible(query, input.visibility);
-  const { dateMin, dateMax, priority } = input.filters;
+  const { attribute, dateMin, dateMax, priority } = input.filters;
+  if (attribute !== undefined) query.where('a.name', attribute);
   if (dateMin) query.whereRaw('(i.created at time zone u.timezone)::date >= ?::date', [dateMin]);
   if (dateMax) query.whereRaw('(i.created at time zone u.timezone)::date <= ?::date', [dateMax]);
   if (priority !== undefined) query.where('i.priority', priority);
@@ -111,5 +135,14 @@ export async function listInsights(
     .orderBy([{ column: 'i.created', order: 'desc' }, { column: 'i.id', order: 'desc' }])
     .limit(input.page.limit)
     .offset(Math.min(input.page.offset, MAX_OFFSET));
-  return { count: rows[0]?.total ?? 0, results: rows.map(insightObject) };
+  return {
+    count: rows[0]?.total ?? 0,
+    results: rows.map((row) => ({ insight: insightObject(row), figures: { value: row.value, value2: row.value2, comment: row.comment } })),
+  };
+}
+
+/** A page of the person's insights as version 2 lists them (see `listInsightEntries`). */
+export async function listInsights(db: Knex, input: ListInsightsInput): Promise<{ count: number; results: InsightObject[] }> {
+  const { count, results } = await listInsightEntries(db, input);
+  return { count, results: results.map((entry) => entry.insight) };
 }

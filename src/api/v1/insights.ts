@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
-import { listV1Insights } from '../../domain/v1-insights';
+import { listInsightEntries } from '../../domain/insights';
 import { readVisibility } from '../../domain/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate } from '../../http/query';
@@ -17,7 +17,7 @@ export function insightsHandlers(deps: Deps) {
   async function answer(c: ApiContext, ctx: Koa.Context, attribute?: string): Promise<void> {
     const principal = ownData(c, ctx);
     const p = paging(c);
-    const { count, results } = await listV1Insights(deps.db, {
+    const { count, results } = await listInsightEntries(deps.db, {
       userId: principal.userId,
       visibility: readVisibility(principal.scopes),
       filters: { dateMin: queryDate(c, 'date_min'), dateMax: queryDate(c, 'date_max'), attribute },

@@ -5,7 +5,7 @@
 import type { components } from '../../../generated/types/v1';
 import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
 import type { AttributeRowWithValues } from '../../domain/attributes';
-import type { V1InsightEntry } from '../../domain/v1-insights';
+import type { InsightEntry } from '../../domain/insights';
 import { localDateTime } from '../../domain/time';
 import type { User as UserRecord } from '../../domain/users';
 
@@ -94,7 +94,7 @@ export function v1Attribute({ row, values }: AttributeRowWithValues): V1Attribut
 }
 
 /** A V1Insight: the v2 insight without the attribute's value type fields, plus value, value2 and comment. */
-export function v1Insight({ insight, figures }: V1InsightEntry): V1Insight {
+export function v1Insight({ insight, figures }: InsightEntry): V1Insight {
   const { value_type: _type, value_type_description: _description, ...attribute } = insight.type.attribute;
   return {
     created: insight.created,
