@@ -18,6 +18,14 @@ export interface Config {
   embeddedPgPort: number;
   /** DB_POOL_MAX: connections per instance. */
   dbPoolMax: number;
+  /** DB_CONNECT_TIMEOUT_MS: how long opening a database connection may take before the request is answered 503. */
+  dbConnectTimeoutMs: number;
+  /** DB_ACQUIRE_TIMEOUT_MS: how long a request may wait for a free pooled connection before it is answered 503. */
+  dbAcquireTimeoutMs: number;
+  /** DB_STATEMENT_TIMEOUT_MS: the server cancels a statement running longer (0 = no limit). */
+  dbStatementTimeoutMs: number;
+  /** DB_QUERY_TIMEOUT_MS: a query the server has not answered at all after this long drops its connection (0 = never); above DB_STATEMENT_TIMEOUT_MS. */
+  dbQueryTimeoutMs: number;
   /** PUBLIC_URL: external base URL (https://…) used for absolute links; unset = the request's own host. */
   publicUrl: string | undefined;
   /** TRUST_PROXY: 1 to take protocol, host and client address from X-Forwarded-* headers. */
@@ -86,6 +94,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY must be at least 32 characters.');
   }
+  const dbStatementTimeoutMs = integer(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 0, 3_600_000);
+  const dbQueryTimeoutMs = integer(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 0, 3_600_000);
+  if (dbQueryTimeoutMs > 0 && dbStatementTimeoutMs > 0 && dbQueryTimeoutMs <= dbStatementTimeoutMs) {
+    throw new ConfigError('DB_QUERY_TIMEOUT_MS must be above DB_STATEMENT_TIMEOUT_MS, so that a database that is there cancels a slow statement itself.');
+  }
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
@@ -93,6 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data')),
     embeddedPgPort: integer(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
+    dbAcquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
+    dbStatementTimeoutMs,
+    dbQueryTimeoutMs,
     publicUrl: optionalUrl(env, 'PUBLIC_URL', ['http:', 'https:']),
     trustProxy: flag(env, 'TRUST_PROXY', false),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 300, 1, 100_000_000),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from './config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
-import { createKnex } from './db/knex';
+import { createKnex, type DatabaseTimeouts } from './db/knex';
 import { migrateLatest } from './db/migrate';
 import { seedCatalogue } from './db/catalogue';
 
@@ -23,6 +23,27 @@ function describeUrl(url: string): string {
   return `postgres at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
+/** The database time limits of the settings (DB_*_TIMEOUT_MS). */
+export function databaseTimeouts(config: Config): DatabaseTimeouts {
+  return {
+    connectMs: config.dbConnectTimeoutMs,
+    acquireMs: config.dbAcquireTimeoutMs,
+    statementMs: config.dbStatementTimeoutMs,
+    unansweredMs: config.dbQueryTimeoutMs,
+  };
+}
+
+/** Migrations and the catalogue seed, on a connection of their own without the statement limits (an index build may take long). */
+async function prepareSchema(url: string, config: Config): Promise<void> {
+  const db = createKnex(url, { pool: { min: 0, max: 2 }, timeouts: { connectMs: config.dbConnectTimeoutMs } });
+  try {
+    await migrateLatest(db);
+    await seedCatalogue(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
 /**
  * `reuseRunning` (the admin CLI): connect to an embedded cluster the running service already
  * started, instead of treating it as a leftover of a killed process.
@@ -37,15 +58,13 @@ export async function openDatabase(config: Config, options: { reuseRunning?: boo
         reuseRunning: options.reuseRunning,
       });
   const url = config.databaseUrl ?? embedded!.url;
-  const db = createKnex(url, { pool: { min: 0, max: Math.max(2, config.dbPoolMax) } });
   try {
-    await migrateLatest(db);
-    await seedCatalogue(db);
+    await prepareSchema(url, config);
   } catch (error) {
-    await db.destroy();
     await embedded?.stop();
     throw error;
   }
+  const db = createKnex(url, { pool: { min: 0, max: Math.max(2, config.dbPoolMax) }, timeouts: databaseTimeouts(config) });
   return {
     db,
     embedded,

@@ -966,7 +966,9 @@ export interface components {
          */
         BatchResult: {
             /** @description The items that were applied, each echoing what was sent (plus what the operation adds). */
-            success: Record<string, never>[];
+            success: {
+                [key: string]: unknown;
+            }[];
             /** @description The items that were not applied, each echoing what was sent plus `error` and `error_code`. */
             failed: components["schemas"]["BatchFailure"][];
         };

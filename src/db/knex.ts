@@ -22,9 +22,34 @@ types.setTypeParser(DATE_ARRAY_OID, types.getTypeParser(TEXT_ARRAY_OID));
 types.setTypeParser(INT8_OID, (value: string) => Number(value));
 types.setTypeParser(INT8_ARRAY_OID, types.getTypeParser(INT4_ARRAY_OID));
 
-/** Pool settings; knex's defaults (min 2, max 10) otherwise. */
+/**
+ * How long the service waits for the database before it gives up, so that a stopped or unreachable
+ * Postgres is answered with 503 in seconds instead of hanging requests (pg's connect has no limit
+ * of its own, knex waits 60 s for a pooled connection, and a query on a connection whose server
+ * went silent waits for TCP to give up, which takes many minutes). 0 means no limit.
+ */
+export interface DatabaseTimeouts {
+  /** Opening a connection: TCP, start-up and authentication. */
+  connectMs: number;
+  /** Waiting for a free connection of the pool. */
+  acquireMs: number;
+  /** The server's statement_timeout: it cancels a statement running longer (error 57014). */
+  statementMs: number;
+  /**
+   * A query the server has not answered at all after this long: the connection is dropped (the
+   * pool opens a new one) and the query fails. Keep it above `statementMs`, so that a server that
+   * is there always answers first.
+   */
+  unansweredMs: number;
+}
+
+/** Used for what a caller leaves out: a bounded connect, and knex's own 60 s acquire limit. */
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, acquireMs: 60_000, statementMs: 0, unansweredMs: 0 };
+
+/** Pool settings (knex's defaults, min 2 and max 10, otherwise) and time limits. */
 export interface CreateKnexOptions {
   pool?: { min: number; max: number };
+  timeouts?: Partial<DatabaseTimeouts>;
 }
 
 /**
@@ -32,11 +57,21 @@ export interface CreateKnexOptions {
  * Keep the pool max at 2 or more: `migrateLatest` holds one connection for its lock.
  */
 export function createKnex(databaseUrl: string, opts: CreateKnexOptions = {}): Knex {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   return knexFactory({
     client: PreparingPgClient as unknown as typeof Knex.Client,
-    connection: databaseUrl,
+    connection: {
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: timeouts.connectMs,
+      ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
+      // Idle pooled connections to a vanished server are noticed (and replaced) instead of being handed out.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    },
+    acquireConnectionTimeout: timeouts.acquireMs,
+    unansweredQueryMs: timeouts.unansweredMs,
     ...(opts.pool ? { pool: opts.pool } : {}),
-  });
+  } as Knex.Config);
 }
 
 /**
@@ -52,14 +87,19 @@ export const PREPARED: Readonly<{ prepare: true }> = { prepare: true };
 const MAX_PREPARED_PER_CONNECTION = 200;
 
 interface PgConnection {
-  connection?: { parsedStatements?: Record<string, string> };
+  connection?: { parsedStatements?: Record<string, string>; stream?: { destroy(): void } };
+  /** Set by knex's pg dialect when the connection failed: the pool then discards it. */
+  __knex__disposed?: unknown;
 }
 interface QueryObject {
   sql?: string;
   bindings?: unknown[];
   options?: Record<string, unknown>;
 }
-type PgClientClass = new (config: Knex.Config) => Knex.Client & { _query(connection: PgConnection, obj: QueryObject): Promise<unknown> };
+type PgClientClass = new (config: Knex.Config) => Knex.Client & {
+  config: Knex.Config & { unansweredQueryMs?: number };
+  _query(connection: PgConnection, obj: QueryObject): Promise<unknown>;
+};
 
 // Knex's own PostgreSQL client (the class behind `client: 'pg'`); its module has no type declarations.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -84,6 +124,25 @@ class PreparingPgClient extends PgClient {
         if (name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION) obj.options = { ...rest, name };
       }
     }
-    return super._query(connection, obj);
+    return withAnswerDeadline(super._query(connection, obj), connection, this.config.unansweredQueryMs ?? 0);
   }
+}
+
+/**
+ * Fails a query the server has not answered within `limitMs` and drops its connection. pg's own
+ * query_timeout is not used: it leaves the unanswered query on the connection, which then goes
+ * back to the pool and stalls every later query on it.
+ */
+function withAnswerDeadline(query: Promise<unknown>, connection: PgConnection, limitMs: number): Promise<unknown> {
+  if (!(limitMs > 0)) return query;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = Object.assign(new Error(`The database did not answer within ${limitMs} ms; the connection was dropped.`), { code: 'ETIMEDOUT' });
+      connection.__knex__disposed = error;
+      connection.connection?.stream?.destroy();
+      reject(error);
+    }, limitMs);
+  });
+  return Promise.race([query, deadline]).finally(() => clearTimeout(timer));
 }

@@ -13,9 +13,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
   const { code, name, message } = error as { code?: string; name?: string; message?: string };
   if (name === 'KnexTimeoutError') return true;
-  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE'].includes(code)) return true;
-  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code))) return true;
-  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE'].includes(code)) return true;
+  // 08: connection exceptions; 57P0x: the server is shutting down or starting; 53300: too many
+  // connections; 57014: the statement was cancelled (DB_STATEMENT_TIMEOUT_MS: an overloaded database).
+  if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', '57014'].includes(code))) return true;
+  // pg's connect limit (connectionTimeoutMillis) destroys the socket with "timeout expired".
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(message)
+  );
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

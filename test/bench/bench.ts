@@ -25,6 +25,7 @@ import { allScenarios } from './scenarios';
 import { checkTargets, currentCommit, machineFacts, resourceTable, scaleTable, targetsTable, throughputTable, writeResults, type Cell } from './report';
 import { BENCH_RATE_LIMIT } from './services';
 import { say } from './progress';
+import { onInterrupt } from './cleanup';
 
 async function datasetUsers(url: string): Promise<number[]> {
   return withClient(url, async (client) =>
@@ -53,7 +54,7 @@ async function scaleRun(server: BenchServer, options: BenchOptions, users: numbe
   const fixtures = await createFixtures(url, options.tokens, now);
   // Correlations exist only once derived: derive the users the reads ask for (untimed here).
   const tokenUsers = [...new Set(fixtures.tokens.map((t) => t.userId))];
-  await benchDerive(url, tokenUsers, { now, concurrency: options.deriveConcurrency, runs: 1 });
+  await benchDerive(url, tokenUsers, { now, runs: 1 });
   const reads = allScenarios(load.spec.endDate).filter((s) => s.kind === 'read' && options.scenarios.includes(s.name));
   const measured = await measureDataset({
     label: `scale-${users}`,
@@ -85,13 +86,14 @@ async function main(): Promise<void> {
   );
   say(`The rate limit is raised to RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} for this run, so it is not what is measured (it is still counted in Postgres on every request).`);
   const server = await openBenchServer(process.env.DATABASE_URL);
-  say(`Database server: ${server.description}`);
+  onInterrupt(() => server.stop());
+  say(`Database server: ${server.description}${server.postmasterPid ? '' : '; not on this machine, so its CPU is not measured'}`);
   try {
     const load = await loadDataset(server, spec(options, options.users, endDate), options.reuseData);
     const url = server.urlOf(load.database);
     const now = new Date();
     let derive: DeriveReport | undefined;
-    if (!options.skipDerive) derive = await benchDerive(url, await datasetUsers(url), { now, concurrency: options.deriveConcurrency, runs: 5 });
+    if (!options.skipDerive) derive = await benchDerive(url, await datasetUsers(url), { now, runs: 5 });
     const fixtures = await createFixtures(url, options.tokens, now);
     say(`Callers: ${fixtures.tokens.length} tokens of the bench service, spread over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users`);
     const scenarios = allScenarios(load.spec.endDate).filter((s) => options.scenarios.includes(s.name));
@@ -152,8 +154,10 @@ async function main(): Promise<void> {
       '',
       derive
         ? `One user's weekly derive (${derive.oneUser.attributes} numeric attributes, ${derive.oneUser.values.toLocaleString('en')} values loaded, ${derive.oneUser.tests} tests, ${derive.oneUser.published} published): ` +
-          `median ${derive.oneUser.medianMs.toFixed(0)} ms (${derive.oneUser.minMs.toFixed(0)}–${derive.oneUser.maxMs.toFixed(0)}, ${derive.oneUser.runs} runs). ` +
-          `All ${derive.users.toLocaleString('en')} users: ${derive.seconds.toFixed(0)} s, ${derive.usersPerMinute.toFixed(0)} users/minute with ${derive.concurrency} at a time.`
+          `median ${derive.oneUser.medianMs.toFixed(0)} ms (${derive.oneUser.minMs.toFixed(0)}–${derive.oneUser.maxMs.toFixed(0)}, ${derive.oneUser.runs} runs; ` +
+          `load ${derive.oneUser.phases.loadMs.toFixed(0)} ms, compute ${derive.oneUser.phases.computeMs.toFixed(0)} ms, write ${derive.oneUser.phases.writeMs.toFixed(0)} ms). ` +
+          `All ${derive.all.users.toLocaleString('en')} users one after another (one worker, \`deriveMany\`): ${derive.all.seconds.toFixed(0)} s, ${derive.all.usersPerMinute.toFixed(0)} users/minute. ` +
+          '(`npm run bench:derive` is the detailed derived-data benchmark.)'
         : 'Not measured (--skip-derive).',
       '',
       '### Scale: Daybook reads by dataset size',

@@ -60,17 +60,20 @@ export async function withClient<T>(url: string, work: (client: pg.Client) => Pr
   }
 }
 
-/** The postmaster of a local server: the parent of a backend, if that backend is a process here. */
+/** The postmaster of a local server: the parent of this connection's backend, if that backend is a process here. */
 async function localPostmaster(url: string): Promise<number | undefined> {
-  const backend = await withClient(url, async (client) => (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
-  try {
-    const stat = fs.readFileSync(`/proc/${backend}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const comm = fs.readFileSync(`/proc/${ppid}/comm`, 'utf8').trim();
-    return comm.startsWith('postgres') ? ppid : undefined;
-  } catch {
-    return undefined; // a remote server: its CPU is not measured
-  }
+  // Read while connected: the backend exits when the connection closes.
+  return withClient(url, async (client) => {
+    const backend = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
+    try {
+      const stat = fs.readFileSync(`/proc/${backend}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const comm = fs.readFileSync(`/proc/${ppid}/comm`, 'utf8').trim();
+      return comm.startsWith('postgres') ? ppid : undefined;
+    } catch {
+      return undefined; // a remote server: its CPU is not measured
+    }
+  });
 }
 
 /** Starts the bench's embedded cluster, or connects to DATABASE_URL's server. */
@@ -89,10 +92,12 @@ export async function openBenchServer(databaseUrl: string | undefined): Promise<
   const dir = path.join(PROJECT_ROOT, '.data', 'bench', 'postgres');
   const port = await freePort();
   const cluster = await startEmbeddedPostgres({ dir, port, database: 'postgres' });
+  const pidFile = path.join(dir, 'postmaster.pid');
+  const fromPidFile = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]) : NaN;
   return {
     adminUrl: cluster.adminUrl,
     description: `embedded PostgreSQL in ${path.relative(PROJECT_ROOT, dir)} (port ${port})`,
-    postmasterPid: await localPostmaster(cluster.adminUrl),
+    postmasterPid: Number.isInteger(fromPidFile) && fromPidFile > 0 ? fromPidFile : await localPostmaster(cluster.adminUrl),
     urlOf: (database) => withDatabase(cluster.adminUrl, database),
     stop: () => cluster.stop(),
   };

@@ -94,7 +94,7 @@ async function rebuildValueIndexes(client: pg.Client, found: { constraints: Cons
 }
 
 /** Users and their attributes (owned by the demo service, which can also handle them), in a few statements. */
-async function createRows(url: string, spec: DatasetSpec): Promise<{ userIds: number[]; attributeIds: Int32Array | Float64Array; templates: string[] }> {
+async function createRows(url: string, spec: DatasetSpec): Promise<{ userIds: number[]; attributeIds: Float64Array; templates: string[] }> {
   const templates = selectDemoTemplates(spec.attributes);
   return withClient(url, async (client) => {
     await client.query('begin');
@@ -137,7 +137,7 @@ async function createRows(url: string, spec: DatasetSpec): Promise<{ userIds: nu
 async function copyValues(
   client: pg.Client,
   spec: DatasetSpec,
-  rows: { userIds: number[]; attributeIds: Float64Array | Int32Array; templates: string[] },
+  rows: { userIds: number[]; attributeIds: Float64Array; templates: string[] },
 ): Promise<number> {
   const { userIds, attributeIds, templates } = rows;
   const A = templates.length;

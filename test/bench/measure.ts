@@ -14,6 +14,7 @@ import type { Scenario } from './scenarios';
 import { cpuMeter, peakRss, resetPeakRss } from './resources';
 import { daybookEnv, startBaseline, startDaybook, type RunningServer } from './services';
 import { say } from './progress';
+import { onInterrupt } from './cleanup';
 import type { Cell, Target } from './report';
 
 export interface MeasureInput {
@@ -48,6 +49,10 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
   fs.writeFileSync(tokensFile, JSON.stringify(input.fixtures.tokens.map((t) => ({ ...t, clientPk: input.fixtures.clientPk }))), { mode: 0o600 });
   const env = daybookEnv(input.databaseUrl, input.pool);
   const servers: Partial<Record<Target, RunningServer>> = {};
+  const forget = onInterrupt(async () => {
+    await servers.daybook?.stop();
+    await servers.baseline?.stop();
+  });
   try {
     servers.daybook = await startDaybook(env, path.join(LOG_DIR, `daybook-${input.label}.log`), input.cpuProfileDir);
     if (input.targets.includes('baseline')) {
@@ -94,6 +99,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     }
     return { cells, startupPeakRss, daybookEnv: { ...env, SECRET_KEY: '(random for the run)', DATABASE_URL: '(the dataset database)' } };
   } finally {
+    forget();
     await servers.daybook?.stop();
     await servers.baseline?.stop();
   }

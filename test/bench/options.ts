@@ -21,7 +21,6 @@ export interface BenchOptions {
   scaleConnections: number[];
   reuseData: boolean;
   skipDerive: boolean;
-  deriveConcurrency: number;
   /** DB_POOL_MAX of Daybook, and the baseline's pool size. */
   pool: number;
   cpuProf: boolean;
@@ -44,7 +43,6 @@ const USAGE = `Usage: npm run bench -- [options]
   --scale-connections L   concurrencies of the scale runs (default 8,32)
   --reuse-data            keep a dataset database already loaded with the same parameters
   --skip-derive           do not time the derived-data step (correlations must then exist)
-  --derive-concurrency N  derives at a time in the derived-data step (default 2)
   --pool N                database pool of each server (default 10, Daybook's default)
   --cpu-prof              write V8 CPU profiles of both servers under test/bench/results/
 `;
@@ -85,7 +83,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     scaleConnections: [8, 32],
     reuseData: false,
     skipDerive: false,
-    deriveConcurrency: 2,
     pool: 10,
     cpuProf: false,
   };
@@ -121,7 +118,6 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--scale-connections': options.scaleConnections = list(value()); break;
       case '--reuse-data': options.reuseData = true; break;
       case '--skip-derive': options.skipDerive = true; break;
-      case '--derive-concurrency': options.deriveConcurrency = positive('derive-concurrency', value()); break;
       case '--pool': options.pool = positive('pool', value()); break;
       case '--cpu-prof': options.cpuProf = true; break;
       default:

@@ -74,7 +74,7 @@ export function summarise(samples: Sample[]): TargetSummary | undefined {
 const int = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en') : 'n/a');
 const ms = (v: number) => (!Number.isFinite(v) ? 'n/a' : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : v.toFixed(0));
 const ratio = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
-const mib = (v: number) => (Number.isFinite(v) ? `${Math.round(v / 2 ** 20)} MiB` : 'n/a');
+const mb = (v: number) => (Number.isFinite(v) ? `${Math.round(v / 1e6)} MB` : 'n/a');
 const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v)}` : 'n/a');
 const withRange = (s: Spread, format: (v: number) => string) => `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
 
@@ -110,7 +110,7 @@ export function resourceTable(cells: Cell[]): string {
     const cpu = (s: TargetSummary) => `${pct(s.cpu.service)} / ${pct(s.cpu.postgres)} / ${pct(s.cpu.loadGenerator)} / ${pct(s.cpu.others)}`;
     const perRequest = (s: TargetSummary) => `${ms((s.cpu.service * 10) / s.rps.median)} + ${ms((s.cpu.postgres * 10) / s.rps.median)}`;
     lines.push(
-      `| ${cell.scenario} | ${cell.connections} | ${cpu(d)} | ${b ? cpu(b) : '–'} | ${perRequest(d)} / ${b ? perRequest(b) : '–'} | ${mib(d.peakRss)} / ${b ? mib(b.peakRss) : '–'} |`,
+      `| ${cell.scenario} | ${cell.connections} | ${cpu(d)} | ${b ? cpu(b) : '–'} | ${perRequest(d)} / ${b ? perRequest(b) : '–'} | ${mb(d.peakRss)} / ${b ? mb(b.peakRss) : '–'} |`,
     );
   }
   return lines.join('\n');
@@ -163,7 +163,7 @@ export function checkTargets(cells: Cell[], overallPeakRss: number): TargetCheck
     const d8 = at(scenario, 8) && summarise(at(scenario, 8)!.samples.daybook);
     if (kind === 'read' && d8) checks.push({ target: `${scenario}: p99 < 50 ms at 8 connections`, met: d8.p99.median < 50, detail: `${ms(d8.p99.median)} ms` });
   }
-  checks.push({ target: 'Daybook peak RSS < 250 MB', met: overallPeakRss < 250e6, detail: mib(overallPeakRss) });
+  checks.push({ target: 'Daybook peak RSS < 250 MB', met: overallPeakRss < 250e6, detail: mb(overallPeakRss) });
   const errors = cells.reduce((sum, c) => sum + c.samples.daybook.reduce((s, x) => s + x.drive.errors, 0) + c.samples.baseline.reduce((s, x) => s + x.drive.errors, 0), 0);
   checks.push({ target: 'zero errors', met: errors === 0, detail: String(errors) });
   return checks;

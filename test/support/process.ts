@@ -26,7 +26,10 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
   child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the service did not start within ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // not left running after the test
+      reject(new Error(`the service did not start within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;

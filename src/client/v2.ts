@@ -1,0 +1,170 @@
+/**
+ * Typed client of Daybook API version 2, built with openapi-fetch on the types openapi-typescript
+ * generates from the v2 document (generated/types/v2.ts): one method per operation, each taking
+ * the operation's own query or body type and answering an ApiResult of its own response types.
+ *
+ * With an OAuth2 access token and its refresh token (and the client credentials), a request the
+ * service refuses with `invalid_token` (expired or revoked access token) refreshes the pair once
+ * and is sent again; `onTokens` hears of every new pair so it can be stored.
+ */
+import createClient from 'openapi-fetch';
+import type { components, operations, paths } from '../../generated/types/v2';
+import { createOAuthClient, type OAuthClient, type TokenResponse, type TokenResult } from './oauth';
+import { all, pages, type ListCall, type PagedList } from './paging';
+import { toResult, type ApiResult, type ApiSuccess, type ApiFailure, type FetchOutcome } from './result';
+import { credentialsMiddleware, FORM_HEADERS, formBody, trimBaseUrl, type Authorization } from './transport';
+
+/** The API's error body: `{detail}`, plus `errors` for invalid requests. */
+export type ApiError = components['schemas']['Error'];
+export type Schemas = components['schemas'];
+
+type OperationId = keyof operations;
+type JsonOf<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The query parameters of an operation. */
+export type QueryOf<K extends OperationId> = NonNullable<operations[K]['parameters']['query']>;
+/**
+ * A paged list with `results` typed by its items: the generated type intersects the envelope's
+ * `results: unknown[]` with the list's own, which array methods would see as `unknown`.
+ */
+export type TidyPaged<T> = T extends { count: number; results: infer R } ? Omit<T, 'results'> & { results: Array<R extends ReadonlyArray<unknown> ? R[number] : never> } : T;
+/** The JSON body an operation answers on success (a batch's 200 and 202 share it). */
+export type ResultOf<K extends OperationId> = TidyPaged<JsonOf<operations[K]['responses'][200]>>;
+/** The JSON array body of a batch write. */
+export type ItemsOf<K extends 'updateAttributeValues' | 'incrementAttributeValues' | 'acquireAttributes' | 'releaseAttributes' | 'createAttributes'> =
+  operations[K]['requestBody']['content']['application/json'];
+export type V2Result<K extends OperationId> = ApiResult<ResultOf<K>, ApiError>;
+
+export type Credentials =
+  | { accessToken: string; refreshToken?: string }
+  /** Read-only; never expires. */
+  | { simpleToken: string };
+
+export interface DaybookClientOptions {
+  /** The service root, e.g. `https://daybook.example.org`. */
+  baseUrl: string;
+  /** Omit only for `simpleToken()`, which needs none. */
+  credentials?: Credentials;
+  /** The OAuth2 client the tokens were issued to: needed to refresh them. */
+  oauth?: { clientId: string; clientSecret?: string };
+  /** Called with every new token pair (store it: the previous pair no longer works). */
+  onTokens?: (tokens: TokenResponse) => void | Promise<void>;
+  fetch?: typeof globalThis.fetch;
+}
+
+/** Flags are sent as `true`/`false` (the document also accepts 1/0). */
+type Flag = boolean;
+
+export interface DaybookClient {
+  templates(query?: QueryOf<'listAttributeTemplates'>): Promise<V2Result<'listAttributeTemplates'>>;
+  attributes(query?: QueryOf<'listAttributes'>): Promise<V2Result<'listAttributes'>>;
+  attributesWithValues(query?: QueryOf<'listAttributesWithValues'>): Promise<V2Result<'listAttributesWithValues'>>;
+  values(query: QueryOf<'listAttributeValues'>): Promise<V2Result<'listAttributeValues'>>;
+  owned(query?: QueryOf<'listOwnedAttributes'>): Promise<V2Result<'listOwnedAttributes'>>;
+  update(items: ItemsOf<'updateAttributeValues'>): Promise<V2Result<'updateAttributeValues'>>;
+  increment(items: ItemsOf<'incrementAttributeValues'>): Promise<V2Result<'incrementAttributeValues'>>;
+  acquire(items: ItemsOf<'acquireAttributes'>, options?: { successObjects?: Flag }): Promise<V2Result<'acquireAttributes'>>;
+  release(items: ItemsOf<'releaseAttributes'>): Promise<V2Result<'releaseAttributes'>>;
+  create(items: ItemsOf<'createAttributes'>, options?: { successObjects?: Flag }): Promise<V2Result<'createAttributes'>>;
+  correlations(query?: QueryOf<'listCorrelations'>): Promise<V2Result<'listCorrelations'>>;
+  correlationCombo(query: QueryOf<'getCorrelationCombo'>): Promise<V2Result<'getCorrelationCombo'>>;
+  averages(query?: QueryOf<'listAverages'>): Promise<V2Result<'listAverages'>>;
+  insights(query?: QueryOf<'listInsights'>): Promise<V2Result<'listInsights'>>;
+  profile(): Promise<V2Result<'getProfile'>>;
+  /** The person's simple token from their username and password (no credentials needed). */
+  simpleToken(credentials: Schemas['SimpleTokenCredentials']): Promise<V2Result<'createSimpleToken'>>;
+
+  /** Each page of a list, following `next`: `for await (const page of client.pages(client.values, {attribute: 'steps'}))`. */
+  pages<Q, T>(list: ListCall<Q, T, ApiError>, query: Q): AsyncGenerator<ApiResult<PagedList<T>, ApiError>, void, undefined>;
+  /** Every result of a list over all its pages, or the first failure. */
+  all<Q, T>(list: ListCall<Q, T, ApiError>, query: Q): Promise<ApiSuccess<T[]> | ApiFailure<ApiError>>;
+
+  /** The OAuth2 tokens in use now (after any refresh). */
+  tokens(): { accessToken: string; refreshToken?: string } | undefined;
+  /** Refreshes the token pair now. */
+  refreshTokens(): Promise<TokenResult>;
+}
+
+function fallbackError(status: number, text: string): ApiError {
+  return { detail: text || `Daybook answered HTTP ${status} without an error body.` };
+}
+
+/** Creates a v2 client. */
+export function createDaybookClient(options: DaybookClientOptions): DaybookClient {
+  const baseUrl = trimBaseUrl(options.baseUrl);
+  let credentials = options.credentials;
+  const authorization = (): Authorization | undefined =>
+    credentials === undefined ? undefined : 'simpleToken' in credentials ? { simpleToken: credentials.simpleToken } : { bearer: credentials.accessToken };
+
+  const api = createClient<paths>({ baseUrl, fetch: options.fetch });
+  api.use(credentialsMiddleware(authorization));
+  const oauth: OAuthClient | undefined = options.oauth ? createOAuthClient({ baseUrl, ...options.oauth, fetch: options.fetch }) : undefined;
+
+  async function refreshTokens(): Promise<TokenResult> {
+    if (!oauth || !credentials || !('accessToken' in credentials) || !credentials.refreshToken) {
+      throw new Error('Refreshing needs OAuth2 credentials with a refresh token and the `oauth` client options.');
+    }
+    const result = await oauth.refresh(credentials.refreshToken);
+    if (result.ok) {
+      credentials = { accessToken: result.data.access_token, refreshToken: result.data.refresh_token };
+      await options.onTokens?.(result.data);
+    }
+    return result;
+  }
+
+  // Concurrent requests that meet an expired token share one refresh.
+  let refreshing: Promise<boolean> | undefined;
+  function refreshOnce(): Promise<boolean> {
+    refreshing ??= refreshTokens()
+      .then((result) => result.ok)
+      .finally(() => {
+        refreshing = undefined;
+      });
+    return refreshing;
+  }
+
+  const canRefresh = () => oauth !== undefined && credentials !== undefined && 'refreshToken' in credentials && Boolean(credentials.refreshToken);
+  /** A Bearer token the service no longer accepts (RFC 6750 `invalid_token`). */
+  const tokenRejected = (response: Response) => response.status === 401 && /invalid_token/.test(response.headers.get('WWW-Authenticate') ?? '');
+
+  /**
+   * Sends one call (again after a refresh if the token was refused). The answer is typed by the
+   * operation's generated response types (openapi-fetch's own inference drops properties whose
+   * type is `null`, such as a correlation's `description`).
+   */
+  async function run<K extends OperationId>(call: () => Promise<FetchOutcome<unknown, unknown>>): Promise<V2Result<K>> {
+    let outcome = await call();
+    if (tokenRejected(outcome.response) && canRefresh()) {
+      const used = authorization();
+      // Another request may have refreshed already; otherwise refresh now.
+      const refreshed = JSON.stringify(used) !== JSON.stringify(authorization()) || (await refreshOnce());
+      if (refreshed) outcome = await call();
+    }
+    return toResult(outcome as FetchOutcome<ResultOf<K>, ApiError>, fallbackError);
+  }
+
+  const client: DaybookClient = {
+    templates: (query = {}) => run<'listAttributeTemplates'>(() => api.GET('/api/2/attributes/templates/', { params: { query } })),
+    attributes: (query = {}) => run<'listAttributes'>(() => api.GET('/api/2/attributes/', { params: { query } })),
+    attributesWithValues: (query = {}) => run<'listAttributesWithValues'>(() => api.GET('/api/2/attributes/with-values/', { params: { query } })),
+    values: (query) => run<'listAttributeValues'>(() => api.GET('/api/2/attributes/values/', { params: { query } })),
+    owned: (query = {}) => run<'listOwnedAttributes'>(() => api.GET('/api/2/attributes/owned/', { params: { query } })),
+    update: (items) => run<'updateAttributeValues'>(() => api.POST('/api/2/attributes/update/', { body: items })),
+    increment: (items) => run<'incrementAttributeValues'>(() => api.POST('/api/2/attributes/increment/', { body: items })),
+    acquire: (items, { successObjects } = {}) =>
+      run<'acquireAttributes'>(() => api.POST('/api/2/attributes/acquire/', { body: items, params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } } })),
+    release: (items) => run<'releaseAttributes'>(() => api.POST('/api/2/attributes/release/', { body: items })),
+    create: (items, { successObjects } = {}) =>
+      run<'createAttributes'>(() => api.POST('/api/2/attributes/create/', { body: items, params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } } })),
+    correlations: (query = {}) => run<'listCorrelations'>(() => api.GET('/api/2/correlations/', { params: { query } })),
+    correlationCombo: (query) => run<'getCorrelationCombo'>(() => api.GET('/api/2/correlations/combo/', { params: { query } })),
+    averages: (query = {}) => run<'listAverages'>(() => api.GET('/api/2/averages/', { params: { query } })),
+    insights: (query = {}) => run<'listInsights'>(() => api.GET('/api/2/insights/', { params: { query } })),
+    profile: () => run<'getProfile'>(() => api.GET('/api/2/accounts/profile/')),
+    simpleToken: (body) => run<'createSimpleToken'>(() => api.POST('/api/2/auth/simple-token/', { body, bodySerializer: formBody, headers: FORM_HEADERS })),
+    pages: (list, query) => pages(list, query),
+    all: (list, query) => all(list, query),
+    tokens: () => (credentials && 'accessToken' in credentials ? { ...credentials } : undefined),
+    refreshTokens,
+  };
+  return client;
+}
