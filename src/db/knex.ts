@@ -43,8 +43,11 @@ export interface DatabaseTimeouts {
   unansweredMs: number;
 }
 
-/** Used for what a caller leaves out: a bounded connect, and knex's own 60 s acquire limit. */
-export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 3000, acquireMs: 60_000, statementMs: 0, unansweredMs: 0 };
+/**
+ * Used for what a caller leaves out: pg's and knex's own behaviour (no connect limit, 60 s to wait
+ * for a pooled connection). The service passes its settings (config.ts, DB_*_TIMEOUT_MS).
+ */
+export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 0, acquireMs: 60_000, statementMs: 0, unansweredMs: 0 };
 
 /** Pool settings (knex's defaults, min 2 and max 10, otherwise) and time limits. */
 export interface CreateKnexOptions {
@@ -62,7 +65,7 @@ export function createKnex(databaseUrl: string, opts: CreateKnexOptions = {}): K
     client: PreparingPgClient as unknown as typeof Knex.Client,
     connection: {
       connectionString: databaseUrl,
-      connectionTimeoutMillis: timeouts.connectMs,
+      ...(timeouts.connectMs > 0 ? { connectionTimeoutMillis: timeouts.connectMs } : {}),
       ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
       // Idle pooled connections to a vanished server are noticed (and replaced) instead of being handed out.
       keepAlive: true,

@@ -94,6 +94,8 @@ export async function createClient(
 }
 
 export async function findClientByClientId(db: Knex, clientId: string): Promise<OAuthClient | undefined> {
+  // No stored id holds U+0000 (PostgreSQL text cannot), and sending one makes the query fail.
+  if (clientId.includes('\u0000')) return undefined;
   return db('oauth_clients').where({ client_id: clientId }).first();
 }
 

@@ -91,6 +91,8 @@ export async function findUserById(db: Knex, id: number): Promise<User | undefin
 }
 
 export async function findUserByUsername(db: Knex, username: string): Promise<(User & { password_hash: string | null }) | undefined> {
+  // No stored name holds U+0000 (PostgreSQL text cannot), and sending one makes the query fail.
+  if (username.includes('\u0000')) return undefined;
   return db('users').select([...USER_COLUMNS, 'password_hash']).whereRaw('lower(username) = lower(?)', [username]).first();
 }
 

@@ -1,13 +1,19 @@
 /** Reading the pages' forms: urlencoded bodies (what a browser sends without JavaScript). */
 import type Koa from 'koa';
 import { parseBody } from '../http/body';
+import { HttpError } from '../http/errors';
 
 export type Form = Record<string, unknown>;
 
 export async function readForm(ctx: Koa.Context): Promise<Form> {
   await parseBody(ctx, ['application/x-www-form-urlencoded']);
   const body = ctx.request.body as unknown;
-  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Form) : {};
+  const form = body && typeof body === 'object' && !Array.isArray(body) ? (body as Form) : {};
+  // PostgreSQL text cannot hold U+0000: refused here rather than failing (500) where it is stored.
+  if (Object.values(form).flat().some((value) => typeof value === 'string' && value.includes('\u0000'))) {
+    throw new HttpError(400, 'The form contains a NUL character (U+0000), which cannot be stored. Remove it and try again.');
+  }
+  return form;
 }
 
 /** A single text field ('' when absent; the first value when a browser sent several). */

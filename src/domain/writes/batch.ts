@@ -53,10 +53,19 @@ export function requireFields(item: Item, index: number, fields: string[]): void
   }
 }
 
-/** A field that must be a string when present. */
+/** PostgreSQL text cannot hold U+0000: such a string can be neither stored nor matched. */
+export function hasNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
+/**
+ * A field that must be a string when present. A NUL character fails the item (found by the fuzz
+ * suite: it reached PostgreSQL, whose "invalid byte sequence" error was answered 500).
+ */
 export function stringField(item: Item, index: number, field: string): string {
   const value = item[field];
   if (typeof value !== 'string') throw new ItemError('invalid_type', `Item ${index}: ${field} must be a string.`);
+  if (hasNul(value)) throw new ItemError('validation', `Item ${index}: ${field} must not contain the NUL character (U+0000).`);
   return value;
 }
 

@@ -3,7 +3,7 @@
  * value type, plus the ranges the spec states, and nothing further (the spec: values are validated
  * only broadly). A value is never null: a day, once set, can be overwritten but not cleared.
  */
-import { ItemError } from './batch';
+import { ItemError, hasNul } from './batch';
 import { isSupportedDate } from '../time';
 
 /** The attribute facts the rules depend on. */
@@ -33,6 +33,7 @@ export function checkValue(target: ValueTarget, value: unknown): number | string
   const type = target.value_type;
   if (type === 2) {
     if (typeof value !== 'string') throw new ItemError('validation', `${subject} takes a string value.`);
+    if (hasNul(value)) throw new ItemError('validation', `${subject}: a value must not contain the NUL character (U+0000).`);
     if (templateOf(target) === 'mood_note' && [...value].length > MOOD_NOTE_MAX_LENGTH) {
       throw new ItemError('validation', `${subject}: a mood note is at most ${MOOD_NOTE_MAX_LENGTH} characters.`);
     }

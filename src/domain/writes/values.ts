@@ -53,15 +53,22 @@ export async function incrementValue(trx: Knex.Transaction, context: WriteContex
   requireWriteScope(context.access, attribute);
   requireOwner(context, attribute);
   const delta = checkDelta(attribute, item.value);
-  const [row] = await trx('attribute_values')
-    .insert({ user_id: context.userId, attribute_id: attribute.id, date, value_num: delta, value_text: null, updated_at: context.now })
-    .onConflict(['user_id', 'attribute_id', 'date'])
-    .merge({
-      value_num: trx.raw('coalesce(attribute_values.value_num, 0) + excluded.value_num'),
-      updated_at: context.now,
-    })
-    .returning<Array<{ value_num: number }>>('value_num')
-    .options(PREPARED);
+  let row: { value_num: number };
+  try {
+    [row] = await trx('attribute_values')
+      .insert({ user_id: context.userId, attribute_id: attribute.id, date, value_num: delta, value_text: null, updated_at: context.now })
+      .onConflict(['user_id', 'attribute_id', 'date'])
+      .merge({
+        value_num: trx.raw('coalesce(attribute_values.value_num, 0) + excluded.value_num'),
+        updated_at: context.now,
+      })
+      .returning<Array<{ value_num: number }>>('value_num')
+      .options(PREPARED);
+  } catch (error) {
+    // 22003: the sum overflows double precision (found by the fuzz suite: two increments of 1e308 were a 500).
+    if ((error as { code?: string }).code === '22003') throw new ItemError('validation', `Attribute ${attribute.name}: the total would not be a finite number.`);
+    throw error;
+  }
   const current = row.value_num;
   if (!Number.isFinite(current)) throw new ItemError('validation', `Attribute ${attribute.name}: the total would not be a finite number.`);
   checkTotal(attribute, current);
