@@ -42,6 +42,9 @@ export const SCHEDULES = {
 
 const EXPIRE_SECONDS = 15 * 60;
 
+/** pg-boss's schema (its default), whose `job` table the sweep reads. */
+const BOSS_SCHEMA = 'pgboss';
+
 export interface PersonJob {
   userId: number;
 }
@@ -93,6 +96,29 @@ function safeLocalDate(now: Date, timezone: string): string {
   }
 }
 
+/** Names "create the job queues" among the database's advisory locks. */
+const QUEUE_SETUP_LOCK = 7_302_118_002;
+
+/**
+ * Runs `work` while holding a session advisory lock, on a connection of its own. pg-boss creates
+ * each queue's partition with DDL (CREATE TABLE, ATTACH PARTITION, foreign keys) that deadlocks when
+ * two processes create queues at once: found by test/robustness/instances.test.ts, where the second
+ * of two instances started together on a fresh database failed to start ("deadlock detected").
+ */
+async function serialised<T>(db: Knex, work: () => Promise<T>): Promise<T> {
+  const connection: unknown = await db.client.acquireConnection();
+  try {
+    await db.raw('select pg_advisory_lock(?)', [QUEUE_SETUP_LOCK]).connection(connection);
+    try {
+      return await work();
+    } finally {
+      await db.raw('select pg_advisory_unlock(?)', [QUEUE_SETUP_LOCK]).connection(connection);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
 /** Starts pg-boss (creating or migrating its schema), its queues, and, when asked, workers and schedules. */
 export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const { db, logger, now } = options;
@@ -100,20 +126,30 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const boss = new PgBoss({ connectionString: options.connectionString, max: 3, application_name: 'daybook-jobs' });
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
   await boss.start();
-  for (const name of Object.values(QUEUES)) {
-    await boss.createQueue(name, { name, policy: 'stately' });
-  }
+  await serialised(db, async () => {
+    for (const name of Object.values(QUEUES)) {
+      await boss.createQueue(name, { name, policy: 'stately' });
+    }
+  });
 
   const enqueueDerive = (userId: number) => boss.send(QUEUES.derive, { userId }, personOptions(userId));
   const enqueueInsights = (userId: number) => boss.send(QUEUES.insights, { userId }, personOptions(userId));
 
   async function sweep(): Promise<{ derive: number; insights: number }> {
-    const rows: Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null }> = (
+    // A person whose derive is waiting or running is left alone: that run records the week. (Found
+    // by test/robustness/instances.test.ts: with two instances, the second start-up sweep ran while
+    // the first's derive was still running, saw no week yet, and queued the same derive again; the
+    // stately queue takes one waiting job besides a running one.) Read in the same statement as
+    // the weeks: a job is marked completed only after its week committed.
+    const rows: Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null; deriving: boolean }> = (
       await db.raw(
-        `select u.id, u.timezone, (select max(w.date) from derived_weeks w where w.user_id = u.id) as last_week, s.insights_on
+        `select u.id, u.timezone, (select max(w.date) from derived_weeks w where w.user_id = u.id) as last_week, s.insights_on,
+                exists (select 1 from ${BOSS_SCHEMA}.job j
+                         where j.name = ? and j.singleton_key = 'user:' || u.id and j.state in ('created', 'retry', 'active')) as deriving
            from users u
            left join derive_state s on s.user_id = u.id
           where exists (select 1 from attribute_values v where v.user_id = u.id)`,
+        [QUEUES.derive],
       )
     ).rows;
     const at = now();
@@ -122,7 +158,7 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     for (const row of rows) {
       const today = safeLocalDate(at, row.timezone);
       if (row.last_week === null || row.last_week < weekDate(today)) {
-        if (await enqueueDerive(row.id)) derive++;
+        if (!row.deriving && (await enqueueDerive(row.id))) derive++;
       } else if (row.insights_on === null || row.insights_on < today) {
         if (await enqueueInsights(row.id)) insights++;
       }

@@ -103,7 +103,7 @@ beforeAll(async () => {
   person = await seedPerson('iso');
   stranger = await seedPerson('str');
   const names = person.attributes;
-  const ownedBy = (app: 'first' | 'second', readable: Set<string>) => new Set(names.filter((a) => a.ownerApp === app && readable.has(a.name)).map((a) => a.name));
+  const ownedBy = (which: 'first' | 'second', readable: Set<string>) => new Set(names.filter((a) => a.ownerApp === which && readable.has(a.name)).map((a) => a.name));
   for (const scope of READ_SCOPES) {
     const readable = readableWith([scope], names);
     principals.push({ label: `the person's app with ${scope} only`, auth: { bearer: (await makeToken(app, person.user, person.first, [scope])).access_token }, readable, owned: ownedBy('first', readable) });

@@ -15,9 +15,14 @@ export interface RunningService {
   exited: Promise<number | string>;
 }
 
-/** Starts dist/src/server.js with `env` and waits for its "listening" log line. */
-export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/server.js')], {
+/**
+ * Starts dist/src/server.js with `env` and waits for its "listening" log line. `options.script`
+ * runs another entry (e.g. dist/src/analytics/worker.js) and `options.ready` names the start of
+ * the log message that says it is up (port is 0 for a process that does not listen).
+ */
+export async function startService(env: Record<string, string>, timeoutMs = 60_000, options: { script?: string; ready?: string } = {}): Promise<RunningService> {
+  const ready = options.ready ?? 'Daybook listening';
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, options.script ?? 'dist/src/server.js')], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -34,9 +39,9 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
         logs.push(entry);
-        if (typeof entry.msg === 'string' && entry.msg.startsWith('Daybook listening')) {
+        if (typeof entry.msg === 'string' && entry.msg.startsWith(ready)) {
           clearTimeout(timer);
-          resolve(entry.port as number);
+          resolve((entry.port as number | undefined) ?? 0);
         }
       } catch {
         // not a log line

@@ -12,6 +12,7 @@ import { issueTokens } from '../../../src/domain/tokens';
 import { createSession } from '../../../src/domain/sessions';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from '../../support/clusters';
 import { assertDocumented } from '../../support/contract';
+import type { CallOptions as TestCallOptions, TestApp, TestResponse } from '../../support/app';
 
 export const SERVICE_SECRET_KEY = 'robustness-secret-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -119,4 +120,41 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(100);
   }
+}
+
+/**
+ * The request half of a TestApp for a service running as a process, so the page and OAuth helpers
+ * of test/support/web.ts work against it (they only call get and post).
+ */
+export function remoteApp(baseUrl: string): Pick<TestApp, 'baseUrl' | 'request' | 'get' | 'post'> {
+  async function request<T>(method: string, path: string, options: TestCallOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
+    if (options.token) headers.Authorization = `Token ${options.token}`;
+    const cookies = { ...(options.session ? { daybook_session: options.session } : {}), ...(options.cookies ?? {}) };
+    if (Object.keys(cookies).length > 0) headers.Cookie = Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ');
+    let body: string | Buffer | undefined = options.raw;
+    if (options.json !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    if (options.form) {
+      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+    const text = await response.text();
+    const contentType = response.headers.get('content-type') ?? '';
+    const parsed: unknown = contentType.startsWith('application/json') && text.length > 0 ? JSON.parse(text) : text;
+    if (!options.unvalidated) {
+      await assertDocumented({ method, path: new URL(baseUrl + path).pathname, status: response.status, contentType, body: parsed, location: response.headers.get('location') });
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+  return {
+    baseUrl,
+    request,
+    get: (path, options) => request('GET', path, options),
+    post: (path, options) => request('POST', path, options),
+  };
 }
