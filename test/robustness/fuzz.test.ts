@@ -236,6 +236,8 @@ describe.each(OPERATIONS.map((op) => [`${op.api} ${op.operationId}`, op] as cons
       fc.asyncProperty(arbitrary, (input) => check(input.model, input.mutations)),
       { numRuns: RUNS, seed: SEED, endOnFailure: process.env.FUZZ_SHRINK !== '1' },
     );
+    // Progress for the long `npm run fuzz` (it sets FUZZ_RUNS); `npm test` prints only the summary.
+    if (process.env.FUZZ_RUNS) process.stdout.write(`fuzz: ${OPERATIONS.findIndex((o) => o === op) + 1}/${OPERATIONS.length} ${name}: ${RUNS} runs passed\n`);
   });
 });
 
