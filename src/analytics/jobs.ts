@@ -16,6 +16,8 @@
  * - `value-changes-sweep` (cron every minute): enqueues `insights-user` for everyone with rows in
  *   `value_changes`, which the write endpoints insert in the same transaction as a write; the run
  *   deletes the rows it saw. `enqueueInsights(userId)` does the same at once.
+ * - `housekeeping` (cron hourly at :17): deletes expired sessions, ended rate-limit windows, dead
+ *   grants' tokens and old authorisation codes (domain/housekeeping.ts).
  *
  * A job killed half-way leaves its transaction rolled back (the previous results stay); pg-boss
  * expires it after EXPIRE_SECONDS and retries it.
@@ -26,18 +28,21 @@ import type { Logger } from 'pino';
 import { localDate } from '../domain/time';
 import { deriveUser, generateInsights } from './derive';
 import { weekDate } from './week';
+import { sweepExpired } from '../domain/housekeeping';
 
 export const QUEUES = {
   derive: 'derive-user',
   insights: 'insights-user',
   sweep: 'derive-sweep',
   changes: 'value-changes-sweep',
+  housekeeping: 'housekeeping',
 } as const;
 
 /** Cron schedules (UTC). */
 export const SCHEDULES = {
   sweep: '5 * * * *',
   changes: '* * * * *',
+  housekeeping: '17 * * * *',
 } as const;
 
 const EXPIRE_SECONDS = 15 * 60;
@@ -197,10 +202,16 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
       return queued;
     });
     await boss.work(QUEUES.changes, { pollingIntervalSeconds }, async () => ({ queued: await sweepChanges() }));
+    await boss.work(QUEUES.housekeeping, { pollingIntervalSeconds }, async () => {
+      const deleted = await sweepExpired(db, now());
+      logger.info({ job: QUEUES.housekeeping, deleted }, 'housekeeping');
+      return deleted;
+    });
   }
   if (options.schedule ?? work) {
     await boss.schedule(QUEUES.sweep, SCHEDULES.sweep);
     await boss.schedule(QUEUES.changes, SCHEDULES.changes);
+    await boss.schedule(QUEUES.housekeeping, SCHEDULES.housekeeping);
     // Catch up at start rather than at the next hour (a fresh start, a week missed while down).
     await boss.send(QUEUES.sweep, {});
   }

@@ -8,6 +8,8 @@
  *                                                                -> {client_id, client_secret}
  *   issue-token   --username U --client ID --scope "s1 s2"        -> the Token response
  *   demo          --username U [--days N] [--seed S] [--attributes N] -> {attributes, values}
+ *   housekeeping                                                  -> {sessions, rateLimits, tokens, codes} deleted
+ *                 (the job queue runs it hourly; see domain/housekeeping.ts)
  */
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
@@ -20,6 +22,7 @@ import { ALL_SCOPE_NAMES } from '../domain/scopes';
 import { localDate } from '../domain/time';
 import { loadDemoData } from '../db/demo-data';
 import { HttpError } from '../http/errors';
+import { sweepExpired } from '../domain/housekeeping';
 
 class UsageError extends Error {}
 
@@ -60,7 +63,8 @@ function positiveInt(flags: Flags, name: string, fallback: number): number {
 
 function onlyFlags(flags: Flags, allowed: string[]): void {
   const unknown = Object.keys(flags).filter((name) => !allowed.includes(name));
-  if (unknown.length > 0) throw new UsageError(`Unknown option --${unknown[0]}; this command takes ${allowed.map((a) => `--${a}`).join(', ')}.`);
+  const takes = allowed.length > 0 ? allowed.map((a) => `--${a}`).join(', ') : 'no options';
+  if (unknown.length > 0) throw new UsageError(`Unknown option --${unknown[0]}; this command takes ${takes}.`);
 }
 
 async function userNamed(database: OpenDatabase, username: string) {
@@ -112,6 +116,10 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
       endDate: localDate(new Date(), user.timezone),
       ...(attributes === undefined ? {} : { attributes }),
     });
+  },
+  async housekeeping(database, flags) {
+    onlyFlags(flags, []);
+    return sweepExpired(database.db, new Date());
   },
 };
 

@@ -64,6 +64,7 @@ test.each([
   [['create-user', '--username', 'bob', '--password', 'long enough', '--colour', 'red'], /Unknown option --colour/],
   [['create-client', '--owner', 'nobody_here', '--name', 'N', '--redirect-uri', 'https://a.example/'], /No user named nobody_here/],
   [['create-user', '--username', 'carol', '--password', 'long enough', '--timezone', 'Mars/Olympus'], /Unknown timezone/],
+  [['housekeeping', '--force'], /Unknown option --force; this command takes no options/],
 ])('bad arguments %j exit 2 with a clear message and print nothing on stdout', async (args, message) => {
   const result = await admin(...(args as string[]));
   expect(result.code).toBe(2);
@@ -76,4 +77,13 @@ test('an http redirect URI that is not loopback is refused', async () => {
   const result = await admin('create-client', '--owner', 'operator_dave', '--name', 'N', '--redirect-uri', 'http://app.example.org/cb');
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(/must use https/);
+});
+
+test('housekeeping deletes expired sessions (and the rest of domain/housekeeping.ts) and prints what it deleted', async () => {
+  const user = JSON.parse((await admin('create-user', '--username', 'operator_erin', '--password', 'a long password')).stdout);
+  await app.db('sessions').insert({ user_id: user.id, id_hash: 'expired-session-hash', csrf_secret: 'x', expires_at: new Date(Date.now() - 1000) });
+  const result = await admin('housekeeping');
+  expect(result.code).toBe(0);
+  expect(JSON.parse(result.stdout)).toEqual({ sessions: 1, rateLimits: 0, tokens: 0, codes: 0 });
+  expect(await app.db('sessions').where({ user_id: user.id })).toEqual([]);
 });

@@ -1,0 +1,79 @@
+/**
+ * Housekeeping: deletes the rows that can no longer be used and no longer matter, so the credential
+ * and counter tables stay the size of what is live. Run hourly by the job queue (analytics/jobs.ts,
+ * one run across all instances) and by `npm run -s admin -- housekeeping`.
+ *
+ * What goes, and why it is safe:
+ * - sessions past their expiry: they are refused already (sessions.ts checks `expires_at`).
+ * - rate-limit and login-throttle counters whose window ended: an ended window counts as zero
+ *   anyway (rate-limiter-flexible starts a new one in place), and a request that renews the row
+ *   while it is being deleted keeps it (the delete re-checks `expire` on the locked row).
+ * - tokens of a grant that has been dead for GRANT_RETENTION_MS: no token of it is live (each is
+ *   revoked, replaced or expired). While a grant lives, its replaced tokens stay, so the replay of
+ *   an old refresh token is still recognised and revokes the grant (RFC 9700 §4.14.2); a month
+ *   after the grant died, a replay is simply an unknown token (`invalid_grant` either way).
+ * - authorisation codes expired for CODE_RETENTION_MS whose grant has no token left: a used code is
+ *   kept while its grant has tokens, so its replay still revokes them (RFC 6749 §4.1.2).
+ */
+import type { Knex } from 'knex';
+
+export const GRANT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+export const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Rows (for tokens: grants) deleted per statement, so no run holds many locks or one long transaction. */
+const BATCH = 5000;
+const GRANT_BATCH = 500;
+
+export interface HousekeepingSummary {
+  sessions: number;
+  rateLimits: number;
+  tokens: number;
+  codes: number;
+}
+
+/** Repeats a deleting statement (each deletes at most a batch) until it deletes nothing; the total deleted. */
+async function inBatches(remove: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let deleted = await remove(); deleted > 0; deleted = await remove()) total += deleted;
+  return total;
+}
+
+async function rowCount(query: Promise<{ rowCount: number | null }>): Promise<number> {
+  return (await query).rowCount ?? 0;
+}
+
+/** Deletes what has expired as of `now` (see the module comment); how many rows of each kind. */
+export async function sweepExpired(db: Knex, now: Date): Promise<HousekeepingSummary> {
+  const sessions = await inBatches(() =>
+    rowCount(db.raw('delete from sessions where id_hash in (select id_hash from sessions where expires_at <= ? limit ?)', [now, BATCH])),
+  );
+  const rateLimits = await inBatches(() =>
+    rowCount(db.raw('delete from rate_limits where key in (select key from rate_limits where expire <= ? limit ?)', [now.getTime(), BATCH])),
+  );
+  const grantCutoff = new Date(now.getTime() - GRANT_RETENTION_MS);
+  // A grant's end: when its last token stopped working (revoked, replaced or expired, whichever first).
+  const tokens = await inBatches(() =>
+    rowCount(
+      db.raw(
+        `delete from tokens where grant_id in (
+           select grant_id from tokens
+            group by grant_id
+           having bool_and(revoked_at is not null or replaced_at is not null or coalesce(refresh_expires_at, access_expires_at) <= ?)
+              and max(least(coalesce(revoked_at, 'infinity'), coalesce(replaced_at, 'infinity'), coalesce(refresh_expires_at, access_expires_at))) <= ?
+            limit ?)`,
+        [now, grantCutoff, GRANT_BATCH],
+      ),
+    ),
+  );
+  const codes = await inBatches(() =>
+    rowCount(
+      db.raw(
+        `delete from authorisation_codes where code_hash in (
+           select c.code_hash from authorisation_codes c
+            where c.expires_at <= ? and not exists (select 1 from tokens t where t.grant_id = c.grant_id)
+            limit ?)`,
+        [new Date(now.getTime() - CODE_RETENTION_MS), BATCH],
+      ),
+    ),
+  );
+  return { sessions, rateLimits, tokens, codes };
+}
