@@ -1,6 +1,6 @@
 /**
- * The pages for people, server-rendered and usable without JavaScript: sign up, log in, profile,
- * app management, connected apps, attribute settings, simple token. (The consent page belongs to
+ * The pages for people, server-rendered and usable without JavaScript: sign up, log in, your data
+ * (and tracking by hand), profile, app management, connected apps, attribute settings, simple token. (The consent page belongs to
  * the OAuth document: src/oauth/authorize.ts.)
  */
 import Router from '@koa/router';
@@ -9,12 +9,14 @@ import { accountPages } from './pages/account';
 import { appPages } from './pages/apps';
 import { attributePages } from './pages/attributes';
 import { connectedAppPages } from './pages/connected-apps';
+import { dataPages } from './pages/data';
 import { profilePages } from './pages/profile';
 import { simpleTokenPages } from './pages/simple-token';
 
 export function webRoutes(deps: Deps): Router {
   const router = new Router();
   accountPages(router, deps);
+  dataPages(router, deps);
   profilePages(router, deps);
   appPages(router, deps);
   connectedAppPages(router, deps);

@@ -27,7 +27,7 @@ h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 label{display:block;font-weight:600;margin:.8rem 0 .25rem}
 label.check{font-weight:400;display:flex;gap:.5rem;align-items:center;margin:.3rem 0}
 td label.check{margin:0}
-input[type=text],input[type=password],input[type=url],select,textarea{width:100%;padding:.5rem .6rem;border:1px solid #b9c1cd;border-radius:6px;font:inherit;background:#fff}
+input[type=text],input[type=password],input[type=url],input[type=date],select,textarea{width:100%;padding:.5rem .6rem;border:1px solid #b9c1cd;border-radius:6px;font:inherit;background:#fff}
 textarea{min-height:5rem}
 button,.button{display:inline-block;padding:.5rem 1rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-ink);font:inherit;cursor:pointer;text-decoration:none}
 button.secondary{background:#fff;color:var(--ink);border-color:#b9c1cd}
@@ -46,6 +46,14 @@ ul.scopes{padding-left:1.2rem}
 ul.scopes li{margin:.2rem 0}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(250px,1fr));gap:0 1rem}
 .inline{display:inline}
+.scroll{overflow-x:auto}
+table.week td,table.week th{white-space:nowrap}
+table.week .day{background:#eef6f2;font-weight:600}
+tr.enter td{border-bottom:1px solid var(--line);padding-top:0}
+form.entry{display:flex;gap:.5rem;align-items:center;max-width:420px}
+form.daypicker{display:flex;gap:.8rem;align-items:center;flex-wrap:wrap}
+form.daypicker input[type=date]{width:auto}
+.inline-label{display:inline;margin:0 0 0 auto;font-weight:400}
 `;
 
 const STYLE_HASH = crypto.createHash('sha256').update(CSS, 'utf8').digest('base64');
@@ -83,6 +91,7 @@ function navigation(nav: NavInfo | undefined): Html {
     return html`<nav><a href="/login">Log in</a><a href="/signup">Sign up</a></nav>`;
   }
   return html`<nav>
+<a href="/data">Your data</a>
 <a href="/settings/profile">Profile</a>
 <a href="/settings/apps">Your apps</a>
 <a href="/settings/connected-apps">Connected apps</a>

@@ -85,7 +85,7 @@ beforeAll(async () => {
 
   // The pages that show them, as the server sends them.
   const consentQuery = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'https://client.example.org/callback', scope: 'mood_read', state: PAYLOADS[2] });
-  for (const path of ['/settings/attributes', '/settings/apps', `/settings/apps/${clientId}`, '/settings/connected-apps', '/settings/profile', `/oauth2/authorize?${consentQuery}`]) {
+  for (const path of ['/data?date=2026-11-16', '/settings/attributes', '/settings/apps', `/settings/apps/${clientId}`, '/settings/connected-apps', '/settings/profile', `/oauth2/authorize?${consentQuery}`]) {
     const res = await app.get(path, { ...PAGE, session });
     expect([path, res.status]).toEqual([path, 200]);
     pages[path] = res.text;
@@ -166,7 +166,7 @@ describe('the API returns what was stored, verbatim', () => {
 });
 
 describe('the pages escape them', () => {
-  test.each(Object.keys({ '/settings/attributes': 1, '/settings/apps': 1, '/settings/connected-apps': 1, '/settings/profile': 1 }))('%s: no payload appears as markup, each appears escaped', (path) => {
+  test.each(Object.keys({ '/data?date=2026-11-16': 1, '/settings/attributes': 1, '/settings/apps': 1, '/settings/connected-apps': 1, '/settings/profile': 1 }))('%s: no payload appears as markup, each appears escaped', (path) => {
     const text = pages[path];
     for (const payload of PAYLOADS.filter((p) => /[<>]/.test(p))) {
       expect(text).not.toContain(payload);
@@ -218,7 +218,9 @@ describe('in a real browser', () => {
       expect([path, seen.pwned, seen.scripts, seen.injected]).toEqual([path, undefined, 0, 0]);
       // The payloads the page shows are there as the person typed them.
       const shown = `${seen.text}\n${seen.values.join('\n')}`;
-      if (path.startsWith('/settings/attributes')) for (const label of LABELS) expect(shown).toContain(label);
+      if (path.startsWith('/settings/attributes') || path.startsWith('/data')) for (const label of LABELS) expect(shown).toContain(label);
+      // The week of 10-16 November holds a mood note with each payload.
+      if (path.startsWith('/data')) for (const note of PAYLOADS) expect(shown).toContain(note);
       if (path.startsWith('/settings/apps') || path.startsWith('/settings/connected-apps') || path.startsWith('/oauth2/authorize')) expect(shown).toContain(appName);
       if (path.startsWith('/settings/profile')) {
         expect(seen.values).toEqual(expect.arrayContaining([PAYLOADS[2], PAYLOADS[0], PAYLOADS.join('\n')]));

@@ -31,7 +31,7 @@ describe('sign up', () => {
     const username = newName();
     const res = await signUp(username, 'a long enough password', { timezone: 'Europe/Paris' });
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/settings/profile');
+    expect(res.headers.get('location')).toBe('/data');
     const line = setCookieLine(res, 'daybook_session')!;
     expect(line).toMatch(/HttpOnly/);
     expect(line).toMatch(/SameSite=Lax/);
@@ -70,11 +70,11 @@ describe('sign up', () => {
 });
 
 describe('log in and log out', () => {
-  test('correct credentials start a session and go to the profile page', async () => {
+  test('correct credentials start a session and go to the person\'s data', async () => {
     const { user, password } = await makeUser(app);
     const res = await logIn(app, user.username, password, freshAddress());
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/settings/profile');
+    expect(res.headers.get('location')).toBe('/data');
     const session = setCookie(res, 'daybook_session')!;
     expect((await app.get('/settings/profile', { ...PAGE, session })).status).toBe(200);
   });
@@ -123,9 +123,9 @@ describe('log in and log out', () => {
     const { user, password } = await makeUser(app);
     for (const [next, expected] of [
       ['/settings/apps', '/settings/apps'],
-      ['//evil.example.net/x', '/settings/profile'],
-      ['https://evil.example.net/', '/settings/profile'],
-      ['/\\evil.example.net', '/settings/profile'],
+      ['//evil.example.net/x', '/data'],
+      ['https://evil.example.net/', '/data'],
+      ['/\\evil.example.net', '/data'],
     ]) {
       const { cookies, csrf } = await anonymousForm(app, '/login');
       const res = await app.post('/login', { ...PAGE, cookies, headers: freshAddress(), form: { username: user.username, password, csrf_token: csrf, next } });

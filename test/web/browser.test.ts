@@ -85,8 +85,18 @@ test('a person signs up, creates an app, authorises it from the app after loggin
   await page.fill('#password', password);
   await page.fill('#password2', password);
   await page.selectOption('#timezone', 'Europe/Berlin');
-  await Promise.all([page.waitForURL(`${app.baseUrl}/settings/profile`), page.click('button[type=submit]')]);
-  expect(await page.textContent('main')).toContain(`Signed in as ${username}`);
+  await Promise.all([page.waitForURL(`${app.baseUrl}/data`), page.click('button[type=submit]')]);
+  expect(await page.textContent('main')).toContain('Nothing is tracked yet');
+  expect(await page.textContent('header')).toContain(`Log out ${username}`);
+
+  // Track the mood by hand and enter today's.
+  await Promise.all([page.waitForURL(`${app.baseUrl}/data/track`), page.click('main a[href="/data/track"]')]);
+  await page.selectOption('#template', 'mood');
+  await Promise.all([page.waitForURL(/\/data\?tracked=Mood/), page.click('form:has(#template) button[type=submit]')]);
+  await page.fill('tr.enter input[name=value]', '7');
+  await Promise.all([page.waitForURL(/\/data\?date=.*&saved=Mood$/), page.click('tr.enter button[type=submit]')]);
+  expect(await page.textContent('[role=status]')).toBe('Saved Mood.');
+  expect(await page.textContent('#attribute-mood td.day')).toBe('7');
 
   // Create an app (a confidential client with a loopback redirect URI).
   await page.click('a[href="/settings/apps"]');

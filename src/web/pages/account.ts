@@ -72,13 +72,13 @@ ${values.next ? html`<input type="hidden" name="next" value="${values.next}">` :
 
 function afterLogin(ctx: Koa.Context, next: string | undefined): void {
   ctx.status = 303;
-  ctx.redirect(next ?? '/settings/profile');
+  ctx.redirect(next ?? '/data');
 }
 
 export function accountPages(router: Router, deps: Deps): void {
   router.get('/', page(deps, async (ctx) => {
     ctx.status = 303;
-    ctx.redirect((await currentSession(ctx, deps)) ? '/settings/profile' : '/login');
+    ctx.redirect((await currentSession(ctx, deps)) ? '/data' : '/login');
   }));
 
   router.get('/login', page(deps, async (ctx) => {

@@ -1,0 +1,110 @@
+/**
+ * Values as people read and type them in the pages, for each value type of the spec: a period as
+ * hours and minutes, a time of day as HH:MM (types 4 and 6 differ only in where they count from),
+ * a percentage in per cent, a boolean as yes or no. Only presentation: what a value may be is
+ * decided by domain/writes/value-rules.ts when it is written.
+ */
+import { VALUE_TYPES } from '../db/catalogue';
+import type { JsonValue } from '../domain/values';
+
+const MINUTES_PER_DAY = 24 * 60;
+const MIDDAY = 12 * 60;
+
+function clock(minutesFromMidnight: number): string {
+  const m = ((Math.round(minutesFromMidnight) % MINUTES_PER_DAY) + MINUTES_PER_DAY) % MINUTES_PER_DAY;
+  return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+}
+
+/**
+ * The unit to show next to an attribute's label: the template's, for plain numbers only (periods,
+ * times, percentages and booleans are shown in their own words, whatever the unit column says).
+ */
+export function displayUnit(valueType: number, unit: string | null): string | null {
+  return valueType === VALUE_TYPES.integer || valueType === VALUE_TYPES.float ? unit : null;
+}
+
+/** A stored value as a person reads it (its unit is shown with the label: `displayUnit`). */
+export function formatValue(valueType: number, value: JsonValue): string {
+  if (value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'number') return String(value);
+  switch (valueType) {
+    case VALUE_TYPES.period: {
+      const hours = Math.floor(value / 60);
+      return hours > 0 ? `${hours} h ${value % 60} min` : `${value} min`;
+    }
+    case VALUE_TYPES.timeOfDay:
+      return clock(value);
+    case VALUE_TYPES.timeFromMidday:
+      return clock(value + MIDDAY);
+    case VALUE_TYPES.percentage:
+      return `${Math.round(value * 1000) / 10} %`;
+    case VALUE_TYPES.boolean:
+      return value === 1 ? 'Yes' : 'No';
+    default:
+      return String(value);
+  }
+}
+
+/** The value as the page's input shows it for editing (the inverse of `parseTypedValue`). */
+export function inputValue(valueType: number, value: JsonValue): string {
+  if (value === null) return '';
+  if (typeof value === 'number') {
+    if (valueType === VALUE_TYPES.timeOfDay) return clock(value);
+    if (valueType === VALUE_TYPES.timeFromMidday) return clock(value + MIDDAY);
+    if (valueType === VALUE_TYPES.percentage) return String(Math.round(value * 1000) / 10);
+  }
+  return String(value);
+}
+
+/** What the input for a value type asks for, shown next to it. */
+export function inputHint(valueType: number): string {
+  switch (valueType) {
+    case VALUE_TYPES.period:
+      return 'minutes, or hours:minutes';
+    case VALUE_TYPES.timeOfDay:
+    case VALUE_TYPES.timeFromMidday:
+      return 'HH:MM';
+    case VALUE_TYPES.percentage:
+      return 'per cent, 0 to 100';
+    case VALUE_TYPES.scale:
+      return '1 to 9';
+    case VALUE_TYPES.integer:
+      return 'a whole number';
+    case VALUE_TYPES.float:
+      return 'a number';
+    default:
+      return '';
+  }
+}
+
+/** The JSON value a typed text stands for, or a sentence saying what was expected. */
+export function parseTypedValue(valueType: number, text: string): { value: number | string } | { problem: string } {
+  if (valueType === VALUE_TYPES.string) return { value: text };
+  const typed = text.trim().replace(',', '.');
+  if (typed === '') return { problem: 'Type a value first.' };
+  const hhmm = /^(\d{1,2}):(\d{2})$/.exec(typed);
+  switch (valueType) {
+    case VALUE_TYPES.timeOfDay:
+    case VALUE_TYPES.timeFromMidday: {
+      if (!hhmm || Number(hhmm[1]) > 23 || Number(hhmm[2]) > 59) return { problem: `"${text}" is not a time of day: use HH:MM, e.g. 07:30.` };
+      const minutes = Number(hhmm[1]) * 60 + Number(hhmm[2]);
+      return { value: valueType === VALUE_TYPES.timeOfDay ? minutes : (minutes - MIDDAY + MINUTES_PER_DAY) % MINUTES_PER_DAY };
+    }
+    case VALUE_TYPES.period: {
+      const hoursMinutes = /^(\d+):([0-5]\d)$/.exec(typed);
+      if (hoursMinutes) return { value: Number(hoursMinutes[1]) * 60 + Number(hoursMinutes[2]) };
+      break;
+    }
+    case VALUE_TYPES.boolean:
+      if (/^(yes|true|1)$/i.test(typed)) return { value: 1 };
+      if (/^(no|false|0)$/i.test(typed)) return { value: 0 };
+      return { problem: `"${text}" is not yes or no.` };
+    default:
+      break;
+  }
+  const number = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(typed) ? Number(typed) : Number.NaN;
+  if (!Number.isFinite(number)) return { problem: `"${text}" is not a number.` };
+  if (valueType === VALUE_TYPES.percentage) return { value: number / 100 };
+  return { value: number };
+}
