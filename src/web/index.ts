@@ -1,7 +1,7 @@
 /**
  * The pages for people, server-rendered and usable without JavaScript: sign up, log in, your data
- * (and tracking by hand), profile, app management, connected apps, attribute settings, simple token. (The consent page belongs to
- * the OAuth document: src/oauth/authorize.ts.)
+ * (tracking by hand, patterns), profile, app management, connected apps, attribute settings,
+ * simple token. (The consent page belongs to the OAuth document: src/oauth/authorize.ts.)
  */
 import Router from '@koa/router';
 import type { Deps } from '../deps';
@@ -10,6 +10,7 @@ import { appPages } from './pages/apps';
 import { attributePages } from './pages/attributes';
 import { connectedAppPages } from './pages/connected-apps';
 import { dataPages } from './pages/data';
+import { patternPages } from './pages/patterns';
 import { profilePages } from './pages/profile';
 import { simpleTokenPages } from './pages/simple-token';
 
@@ -17,6 +18,7 @@ export function webRoutes(deps: Deps): Router {
   const router = new Router();
   accountPages(router, deps);
   dataPages(router, deps);
+  patternPages(router, deps);
   profilePages(router, deps);
   appPages(router, deps);
   connectedAppPages(router, deps);

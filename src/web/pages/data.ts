@@ -129,7 +129,7 @@ ${insights.results.length > 0
 ${results.length === 0
   ? html`<div class="card"><p>Nothing is tracked yet. Connect an app that writes your data, or <a href="/data/track">track something by hand</a>.</p></div>`
   : html`${byGroup(results).map((rows) => groupTable(rows, date, nav.csrf))}
-<p class="muted">You can enter the values of what you track by hand (owned by Daybook); a day's value can be changed but not cleared. <a href="/data/track">Track something by hand</a>.</p>`}`,
+<p class="muted">You can enter the values of what you track by hand (owned by Daybook); a day's value can be changed but not cleared. <a href="/data/track">Track something by hand</a> · <a href="/data/patterns">Patterns in your data</a>.</p>`}`,
   });
 }
 
