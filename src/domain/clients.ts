@@ -2,7 +2,8 @@
 import type { Knex } from 'knex';
 import { HttpError } from '../http/errors';
 import { hashCredential, newSecret } from './credentials';
-import { ALL_SCOPE_NAMES } from './scopes';
+import { ALL_SCOPE_NAMES, V2_SCOPE_NAMES, scopesBeyond } from './scopes';
+import { revokeGrant } from './tokens';
 
 export interface OAuthClient {
   id: number;
@@ -47,19 +48,32 @@ function websiteUrlProblem(website: string): string | undefined {
   return `The website ${website} must be a web address starting with https:// (or http://).`;
 }
 
-/** Registers a client owned by a person; the secret (confidential clients only) is returned once. */
-export async function createClient(
-  db: Knex,
-  input: {
-    ownerUserId: number;
-    name: string;
-    redirectUris: string[];
-    confidential?: boolean;
-    description?: string;
-    website?: string;
-    scopes?: string[];
-  },
-): Promise<{ client: OAuthClient; clientSecret: string | undefined }> {
+/** What a person chooses for an app, at registration and when editing it (the client type is fixed at registration). */
+export interface ClientSettingsInput {
+  name: string;
+  redirectUris: string[];
+  description?: string;
+  website?: string;
+  /** Defaults to every version 2 scope (registration through the domain without a choice). */
+  scopes?: string[];
+}
+
+/** Settings that passed every rule, normalised as they are stored. */
+export interface ClientSettings {
+  name: string;
+  description: string;
+  website: string;
+  redirectUris: string[];
+  scopes: string[];
+}
+
+/**
+ * The rules for an app's settings, the same for registering and for editing: a name of 1 to 100
+ * characters, 1 to 20 redirect URIs each passing `redirectUriProblem`, a description of at most
+ * 1000 characters, an optional web address, and at least one known scope. Throws a 400 naming the
+ * first problem; returns the settings as they are stored.
+ */
+export function checkClientSettings(input: ClientSettingsInput): ClientSettings {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 100) throw new HttpError(400, 'An app name is 1 to 100 characters.');
   if (input.redirectUris.length === 0) throw new HttpError(400, 'An app needs at least one redirect URI.');
@@ -68,29 +82,94 @@ export async function createClient(
     if (problem) throw new HttpError(400, problem);
   }
   if (input.redirectUris.length > 20) throw new HttpError(400, 'An app has at most 20 redirect URIs.');
-  if ((input.description ?? '').length > 1000) throw new HttpError(400, 'A description is at most 1000 characters.');
-  const websiteProblem = input.website ? websiteUrlProblem(input.website) : undefined;
+  const description = input.description ?? '';
+  if (description.length > 1000) throw new HttpError(400, 'A description is at most 1000 characters.');
+  const website = input.website ?? '';
+  const websiteProblem = website ? websiteUrlProblem(website) : undefined;
   if (websiteProblem) throw new HttpError(400, websiteProblem);
-  const scopes = input.scopes ?? ALL_SCOPE_NAMES.filter((s) => s !== 'read' && s !== 'read+write');
+  const scopes = [...new Set(input.scopes ?? V2_SCOPE_NAMES)];
   if (scopes.length === 0) throw new HttpError(400, 'Choose at least one scope the app may ask for.');
   const unknown = scopes.filter((s) => !ALL_SCOPE_NAMES.includes(s));
   if (unknown.length > 0) throw new HttpError(400, `Unknown scopes: ${unknown.join(', ')}.`);
+  return { name, description, website, redirectUris: input.redirectUris, scopes };
+}
+
+/** Registers a client owned by a person; the secret (confidential clients only) is returned once. */
+export async function createClient(
+  db: Knex,
+  input: ClientSettingsInput & { ownerUserId: number; confidential?: boolean },
+): Promise<{ client: OAuthClient; clientSecret: string | undefined }> {
+  const settings = checkClientSettings(input);
   const confidential = input.confidential ?? true;
   const clientSecret = confidential ? newSecret() : undefined;
   const [client] = await db('oauth_clients')
     .insert({
       client_id: newSecret(16),
-      name,
-      description: input.description ?? '',
-      website: input.website ?? '',
+      name: settings.name,
+      description: settings.description,
+      website: settings.website,
       owner_user_id: input.ownerUserId,
       secret_hash: clientSecret ? hashCredential(clientSecret) : null,
       confidential,
-      redirect_uris: input.redirectUris,
-      allowed_scopes: scopes,
+      redirect_uris: settings.redirectUris,
+      allowed_scopes: settings.scopes,
     })
     .returning('*');
   return { client, clientSecret };
+}
+
+/**
+ * Changes a person's app: name, description, website, redirect URIs and the scopes it may ask
+ * for, under the same rules as registration (`checkClientSettings`). The client type and the
+ * secret never change here.
+ *
+ * Narrowing the scopes revokes every grant of the app whose live token carries a scope the app may
+ * no longer ask for: the people consented to a set the app is no longer registered for, so those
+ * tokens must not keep it (they authorise again for what the app may still ask). Tokens within the
+ * new set keep working. Pending codes need nothing here: the token endpoint checks a code's
+ * redirect URI and scopes against the app's registration at the time of the exchange.
+ */
+export async function updateClient(
+  db: Knex,
+  client: OAuthClient,
+  input: ClientSettingsInput,
+  now: Date,
+): Promise<{ client: OAuthClient; revokedGrants: number }> {
+  const settings = checkClientSettings(input);
+  return db.transaction(async (trx) => {
+    // Locked and read again: two edits at once must not each narrow from a stale set.
+    const current: OAuthClient | undefined = await trx('oauth_clients').where({ id: client.id, builtin: false }).forUpdate().first();
+    if (!current) throw new HttpError(404, 'This app no longer exists.');
+    const [updated] = await trx('oauth_clients')
+      .where({ id: current.id })
+      .update({
+        name: settings.name,
+        description: settings.description,
+        website: settings.website,
+        redirect_uris: settings.redirectUris,
+        allowed_scopes: settings.scopes,
+      })
+      .returning('*');
+    const narrowed = scopesBeyond(current.allowed_scopes, settings.scopes).length > 0;
+    const revokedGrants = narrowed ? await revokeGrantsBeyondScopes(trx, current.id, settings.scopes, now) : 0;
+    return { client: updated, revokedGrants };
+  });
+}
+
+/**
+ * Revokes (with `revokeGrant`) each grant of a client whose live token carries a scope outside
+ * `allowedScopes` (compared expanded, so version 1's `read` is covered by every read scope).
+ * Returns how many grants were revoked.
+ */
+async function revokeGrantsBeyondScopes(db: Knex, clientPk: number, allowedScopes: readonly string[], now: Date): Promise<number> {
+  const live: Array<{ grant_id: string; scopes: string[] }> = await db('tokens')
+    .where({ client_pk: clientPk })
+    .whereNull('revoked_at')
+    .whereNull('replaced_at')
+    .select('grant_id', 'scopes');
+  const grants = new Set(live.filter((token) => scopesBeyond(token.scopes, allowedScopes).length > 0).map((token) => token.grant_id));
+  for (const grantId of grants) await revokeGrant(db, grantId, now);
+  return grants.size;
 }
 
 export async function findClientByClientId(db: Knex, clientId: string): Promise<OAuthClient | undefined> {

@@ -61,7 +61,17 @@ export async function issueAuthorisationCode(
   return code;
 }
 
-export type CodeProblem = 'unknown' | 'reused' | 'expired' | 'wrong_client' | 'wrong_redirect_uri' | 'verifier_missing' | 'verifier_mismatch' | 'verifier_unexpected';
+export type CodeProblem =
+  | 'unknown'
+  | 'reused'
+  | 'expired'
+  | 'wrong_client'
+  | 'wrong_redirect_uri'
+  | 'redirect_uri_unregistered'
+  | 'scope_no_longer_allowed'
+  | 'verifier_missing'
+  | 'verifier_mismatch'
+  | 'verifier_unexpected';
 
 /**
  * Redeems a code: single use (a second use revokes what the first produced), unexpired, and
@@ -89,21 +99,26 @@ export async function redeemAuthorisationCode(
   });
 }
 
-export type RefreshProblem = 'unknown' | 'revoked' | 'replayed' | 'expired' | 'wrong_client' | { beyondGrant: string[] };
+export type RefreshProblem = 'unknown' | 'revoked' | 'replayed' | 'expired' | 'wrong_client' | 'scope_no_longer_allowed' | { beyondGrant: string[] };
 
 /**
  * Exchanges a refresh token for a new pair of the same grant; the old pair stops working at once.
  * Rows are locked, so of two concurrent refreshes with one token exactly one succeeds; the other
  * (like any later replay of a replaced token) revokes the whole grant. `check` decides the scopes
- * of the new pair (or refuses).
+ * of the new pair (or refuses), given the scopes the presenting client may ask for now: its row is
+ * share-locked first, so an owner's edit that narrows them (`updateClient`, which locks the row for
+ * update and then revokes tokens) happens wholly before or wholly after this refresh.
  */
 export async function rotateRefreshToken(
   db: Knex,
   refreshToken: string,
   now: Date,
-  check: (row: StoredToken) => { scopes: string[] } | { problem: RefreshProblem },
+  clientPk: number,
+  check: (row: StoredToken, allowedScopes: string[]) => { scopes: string[] } | { problem: RefreshProblem },
 ): Promise<{ tokens: TokenResponse } | { problem: RefreshProblem }> {
   return db.transaction(async (trx) => {
+    const client: { allowed_scopes: string[] } | undefined = await trx('oauth_clients').where({ id: clientPk }).forShare().first('allowed_scopes');
+    if (!client) return { problem: 'unknown' as const };
     const row: StoredToken | undefined = await trx('tokens').where({ refresh_hash: hashCredential(refreshToken) }).forUpdate().first();
     if (!row) return { problem: 'unknown' as const };
     if (row.revoked_at) return { problem: 'revoked' as const };
@@ -113,7 +128,7 @@ export async function rotateRefreshToken(
     }
     const expiry = new Date(row.refresh_expires_at ?? row.access_expires_at);
     if (expiry.getTime() <= now.getTime()) return { problem: 'expired' as const };
-    const decided = check(row);
+    const decided = check(row, client.allowed_scopes);
     if ('problem' in decided) return decided;
     await trx('tokens').where({ user_id: row.user_id, id: row.id }).update({ replaced_at: now });
     const tokens = await issueTokens(trx, { userId: row.user_id, clientPk: row.client_pk, scopes: decided.scopes, grantId: row.grant_id, now });

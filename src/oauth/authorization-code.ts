@@ -3,10 +3,13 @@
  * use, expires after 10 minutes, and is bound to its client, its redirect_uri and its PKCE
  * challenge. Any mismatch is invalid_grant and burns the code; a second use revokes what the first
  * produced. A code_verifier for a code issued without a challenge is refused too (PKCE downgrade,
- * RFC 9700 section 2.1.1).
+ * RFC 9700 section 2.1.1). A code is only as good as the app's registration at the exchange: if
+ * its owner has since removed the code's redirect URI, or a scope the code grants, it is refused.
  */
+import type { OAuthClient } from '../domain/clients';
 import type { CodeProblem, StoredCode } from '../domain/grants';
 import { redeemAuthorisationCode } from '../domain/grants';
+import { scopesBeyond } from '../domain/scopes';
 import type { GrantHandler, GrantParameters } from './grant';
 import { invalidGrant, invalidRequest } from './oauth-error';
 import { isWellFormedVerifier, verifierMatches } from './pkce';
@@ -21,10 +24,19 @@ const PROBLEMS: Record<CodeProblem, string> = {
   expired: 'The authorisation code has expired (codes last 10 minutes): authorise again.',
   wrong_client: 'The authorisation code was issued to another client.',
   wrong_redirect_uri: 'The redirect_uri differs from the one in the authorisation request.',
+  redirect_uri_unregistered: 'The redirect_uri is no longer registered for this client: authorise again with a registered one.',
+  scope_no_longer_allowed: 'The client may no longer ask for every scope this code grants: authorise again.',
   verifier_missing: 'A code_verifier is required: the authorisation request carried a code_challenge.',
   verifier_mismatch: 'The code_verifier does not match the code_challenge of the authorisation request.',
   verifier_unexpected: 'A code_verifier was sent but the authorisation request carried no code_challenge.',
 };
+
+/** Has the app's owner changed the registration since the code was issued, so that it no longer covers the code? */
+function registrationProblem(client: OAuthClient, row: StoredCode): CodeProblem | undefined {
+  if (!client.redirect_uris.includes(row.redirect_uri)) return 'redirect_uri_unregistered';
+  if (scopesBeyond(row.scopes, client.allowed_scopes).length > 0) return 'scope_no_longer_allowed';
+  return undefined;
+}
 
 export const handler: GrantHandler = async (deps, client, params) => {
   const code = params.code!;
@@ -41,7 +53,7 @@ export const handler: GrantHandler = async (deps, client, params) => {
     } else if (verifier !== undefined) {
       return 'verifier_unexpected';
     }
-    return undefined;
+    return registrationProblem(client, row);
   };
   const result = await redeemAuthorisationCode(deps.db, code, deps.now(), check);
   if ('problem' in result) throw invalidGrant(PROBLEMS[result.problem]);

@@ -2,6 +2,7 @@
  * grant_type=refresh_token (RFC 6749 section 6): bound to its client; returns a new access and
  * refresh token and invalidates the previous pair at once; `scope` may narrow, never widen. A
  * replayed (already exchanged) refresh token revokes the whole grant (RFC 9700 section 4.14.2).
+ * The new pair's scopes must still be ones the client may ask for (its owner can narrow them).
  */
 import { rotateRefreshToken, type RefreshProblem } from '../domain/grants';
 import { parseScopes, scopesBeyond } from '../domain/scopes';
@@ -19,6 +20,7 @@ const PROBLEMS: Record<Exclude<RefreshProblem, { beyondGrant: string[] }>, strin
   replayed: 'The refresh token was already exchanged; every token of this authorisation has been revoked.',
   expired: 'The refresh token has expired (tokens last 365 days): authorise again.',
   wrong_client: 'The refresh token was issued to another client.',
+  scope_no_longer_allowed: 'The client may no longer ask for every scope of this authorisation: authorise again.',
 };
 
 export const handler: GrantHandler = async (deps, client, params) => {
@@ -29,11 +31,13 @@ export const handler: GrantHandler = async (deps, client, params) => {
     if (scopes.length === 0) throw invalidScope('The scope parameter is empty: leave it out to keep the granted scopes.');
     narrowed = scopes;
   }
-  const result = await rotateRefreshToken(deps.db, params.refresh_token!, deps.now(), (row) => {
+  const result = await rotateRefreshToken(deps.db, params.refresh_token!, deps.now(), client.id, (row, allowedScopes) => {
     if (row.client_pk !== client.id) return { problem: 'wrong_client' };
-    if (!narrowed) return { scopes: row.scopes };
-    const beyond = scopesBeyond(narrowed, row.scopes);
-    return beyond.length > 0 ? { problem: { beyondGrant: beyond } } : { scopes: narrowed };
+    const beyond = narrowed ? scopesBeyond(narrowed, row.scopes) : [];
+    if (beyond.length > 0) return { problem: { beyondGrant: beyond } };
+    const scopes = narrowed ?? row.scopes;
+    // The app's owner may have narrowed what it may ask for since the grant (its tokens were revoked then).
+    return scopesBeyond(scopes, allowedScopes).length > 0 ? { problem: 'scope_no_longer_allowed' } : { scopes };
   });
   if ('problem' in result) {
     const { problem } = result;

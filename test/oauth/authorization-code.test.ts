@@ -2,6 +2,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { REDIRECT_URI, authorizeCode, basicAuth, pkcePair, registerApp, tokenRequest } from '../support/web';
+import { updateClient } from '../../src/domain/clients';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -100,6 +101,40 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
     const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: 'https://client.example.org/other' });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_grant');
+  });
+
+  test("a code whose redirect_uri was removed from the client's registration since it was issued is invalid_grant, and stays burned", async () => {
+    const { user, session } = await setUp();
+    const other = 'https://client.example.org/other';
+    const { client, secret } = await registerApp(app, user, { redirectUris: [REDIRECT_URI, other], scopes: ['mood_read'] });
+    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: other, scope: 'mood_read' });
+    const kept = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
+    await updateClient(app.db, client, { name: client.name, redirectUris: [REDIRECT_URI], scopes: ['mood_read'] }, app.deps.now());
+    const form = { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: other };
+    const res = await tokenRequest(app, form);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_grant');
+    expect(res.body.error_description).toMatch(/no longer registered/);
+    await updateClient(app.db, client, { name: client.name, redirectUris: [REDIRECT_URI, other], scopes: ['mood_read'] }, app.deps.now());
+    expect((await tokenRequest(app, form)).body.error).toBe('invalid_grant');
+    const ok = await tokenRequest(app, { ...form, code: kept, redirect_uri: REDIRECT_URI });
+    expect(ok.status).toBe(200);
+  });
+
+  test('a code granting a scope the client may no longer ask for is invalid_grant', async () => {
+    const { user, session } = await setUp();
+    const { client, secret } = await registerApp(app, user, { scopes: ['mood_read', 'sleep_read'] });
+    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read sleep_read' });
+    const within = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
+    await updateClient(app.db, client, { name: client.name, redirectUris: [REDIRECT_URI], scopes: ['mood_read'] }, app.deps.now());
+    const form = { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI };
+    const res = await tokenRequest(app, form);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_grant');
+    expect(res.body.error_description).toMatch(/no longer ask/);
+    const ok = await tokenRequest(app, { ...form, code: within });
+    expect(ok.status).toBe(200);
+    expect(ok.body.scope).toBe('mood_read');
   });
 
   test('an unknown code is invalid_grant', async () => {

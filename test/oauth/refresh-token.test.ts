@@ -115,6 +115,37 @@ describe('POST /oauth2/access_token, grant_type=refresh_token', () => {
     expect((await refresh(credentials, 'y'.repeat(43))).body.error).toBe('invalid_grant');
   });
 
+  test("a refresh racing its app owner's narrowing of the scopes waits for it, then finds its grant revoked", async () => {
+    const { client, credentials, tokens } = await grant('activity_read sleep_read');
+    const grantId: string = (await app.db('tokens').where({ client_pk: client.id }).first('grant_id')).grant_id;
+    // The owner's edit (updateClient) in progress: the app row locked, the scopes not yet narrowed.
+    const edit = await app.db.transaction();
+    await edit('oauth_clients').where({ id: client.id }).forUpdate().first('id');
+    const racing = refresh(credentials, tokens.refresh_token);
+    const waiting = async () => (await app.db.raw(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows.length > 0;
+    for (const deadline = Date.now() + 10_000; !(await waiting()); ) {
+      if (Date.now() > deadline) throw new Error('the refresh did not wait for the edit');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await edit('oauth_clients').where({ id: client.id }).update({ allowed_scopes: ['activity_read'] });
+    await edit('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: new Date() });
+    await edit.commit();
+    const res = await racing;
+    expect([res.status, res.body.error]).toEqual([400, 'invalid_grant']);
+    // No token of the grant is left alive with the removed scope.
+    expect(await app.db('tokens').where({ grant_id: grantId }).whereNull('revoked_at')).toEqual([]);
+  });
+
+  test('a refresh asking for scopes its app may no longer ask for is invalid_grant', async () => {
+    const { client, credentials, tokens } = await grant('activity_read sleep_read');
+    // Narrowed behind the grant's back (as if the revocation had been missed): the refresh itself refuses.
+    await app.db('oauth_clients').where({ id: client.id }).update({ allowed_scopes: ['activity_read'] });
+    const res = await refresh(credentials, tokens.refresh_token);
+    expect([res.status, res.body.error, res.body.error_description]).toEqual([400, 'invalid_grant', 'The client may no longer ask for every scope of this authorisation: authorise again.']);
+    const narrowed = await refresh(credentials, tokens.refresh_token, { scope: 'activity_read' });
+    expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'activity_read']);
+  });
+
   test('a public client refreshes with its client_id alone', async () => {
     const { credentials, tokens } = await grant('mood_read', { confidential: false });
     expect(credentials.client_secret).toBeUndefined();
