@@ -1,7 +1,8 @@
 /**
  * The pages for people, server-rendered and usable without JavaScript: sign up, log in, your data
  * (tracking by hand, patterns), profile, app management, connected apps, attribute settings,
- * simple token. (The consent page belongs to the OAuth document: src/oauth/authorize.ts.)
+ * simple token, your account (download, delete). (The consent page belongs to the OAuth
+ * document: src/oauth/authorize.ts.)
  */
 import Router from '@koa/router';
 import type { Deps } from '../deps';
@@ -13,6 +14,7 @@ import { dataPages } from './pages/data';
 import { patternPages } from './pages/patterns';
 import { profilePages } from './pages/profile';
 import { simpleTokenPages } from './pages/simple-token';
+import { yourAccountPages } from './pages/your-account';
 
 export function webRoutes(deps: Deps): Router {
   const router = new Router();
@@ -24,5 +26,6 @@ export function webRoutes(deps: Deps): Router {
   connectedAppPages(router, deps);
   attributePages(router, deps);
   simpleTokenPages(router, deps);
+  yourAccountPages(router, deps);
   return router;
 }

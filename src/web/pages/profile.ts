@@ -53,7 +53,8 @@ ${IMPERIAL.map(([name, label]) => box(name, label))}
 <input type="url" id="url" name="url" value="${values.url}" placeholder="https://…">
 ${box('private', 'Keep my profile private')}
 <div class="actions"><button type="submit">Save profile</button></div>
-</form>`,
+</form>
+<p class="muted"><a href="/settings/account">Download your data or delete your account</a>.</p>`,
   });
 }
 

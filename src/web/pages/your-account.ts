@@ -1,0 +1,94 @@
+/**
+ * Your account: download a copy of everything (values as CSV, everything as JSON; both streamed,
+ * domain/account.ts), and delete the account for good. Deleting asks for the password (throttled
+ * like the login form) and the user name typed out, so neither a stolen open session nor a slip
+ * of the hand can do it.
+ */
+import { Readable } from 'node:stream';
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import type { Deps } from '../../deps';
+import { accountJson, deleteAccount, valuesCsv } from '../../domain/account';
+import { attemptSignIn } from '../../domain/login-throttle';
+import type { Session } from '../../domain/sessions';
+import { localDate } from '../../domain/time';
+import { field, readForm } from '../forms';
+import { html } from '../html';
+import { sendPage } from '../layout';
+import { assertCsrf, messagePage, page, requireSession } from '../page';
+import { endCurrentSession, navFor } from '../session';
+
+function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problem?: string, status = 200): void {
+  const nav = navFor(session, deps.now());
+  sendPage(ctx, {
+    title: 'Your account',
+    status,
+    nav,
+    body: html`<h1>Your account</h1>
+<div class="card"><h2>Download your data</h2>
+<p>Everything Daybook holds about you, whenever you like. No password, token or secret is included.</p>
+<ul>
+<li><a href="/settings/account/export/values.csv" download>Your values (CSV)</a>: one row per attribute per day, for spreadsheets.</li>
+<li><a href="/settings/account/export/data.json" download>Everything (JSON)</a>: your profile, attributes with their values, averages, correlations and insights of every week, your apps and the apps you connected.</li>
+</ul></div>
+<form method="post" action="/settings/account/delete" class="card">
+<input type="hidden" name="csrf_token" value="${nav.csrf}">
+<h2>Delete your account</h2>
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<p>This deletes your account and everything in it at once, and cannot be undone: your values, attributes, derived data, sessions and the authorisations you gave. Apps you created are deleted too: the people who connected them lose access through them. Download your data first if you want to keep it.</p>
+<label for="password">Your password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<label for="confirm">Type your user name, <strong>${session.username}</strong>, to confirm</label>
+<input type="text" id="confirm" name="confirm" autocomplete="off" autocapitalize="none" required>
+<div class="actions"><button type="submit" class="danger">Delete my account</button></div>
+</form>`,
+  });
+}
+
+/** Sends `chunks` as a download named `filename`. */
+function download(ctx: Koa.Context, filename: string, contentType: string, chunks: AsyncIterable<string>): void {
+  ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = contentType;
+  ctx.body = Readable.from(chunks);
+}
+
+export function yourAccountPages(router: Router, deps: Deps): void {
+  router.get('/settings/account', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    accountPage(ctx, deps, session);
+  }));
+
+  router.get('/settings/account/export/values.csv', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    download(ctx, `daybook-${session.username}-${localDate(deps.now(), 'UTC')}-values.csv`, 'text/csv; charset=utf-8', valuesCsv(deps.db, session.userId));
+  }));
+
+  router.get('/settings/account/export/data.json', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    download(ctx, `daybook-${session.username}-${localDate(deps.now(), 'UTC')}.json`, 'application/json; charset=utf-8', accountJson(deps.db, session.userId, deps.now()));
+  }));
+
+  router.post('/settings/account/delete', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    if (field(form, 'confirm').trim() !== session.username) {
+      return accountPage(ctx, deps, session, `Type your user name, ${session.username}, exactly, to confirm.`, 400);
+    }
+    const result = await attemptSignIn(deps.db, { username: session.username, password: field(form, 'password'), address: ctx.ip });
+    if ('throttled' in result) {
+      ctx.set('Retry-After', String(result.throttled));
+      return accountPage(ctx, deps, session, `Too many wrong passwords. Try again in ${Math.ceil(result.throttled / 60)} minutes.`, 429);
+    }
+    if ('wrongCredentials' in result) return accountPage(ctx, deps, session, 'The password is incorrect.', 400);
+    await deleteAccount(deps.db, session.userId);
+    await endCurrentSession(ctx, deps);
+    ctx.state.webSession = undefined;
+    await messagePage(ctx, deps, { title: 'Account deleted', message: `The account ${session.username} and everything in it have been deleted.` });
+  }));
+}
