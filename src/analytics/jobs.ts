@@ -47,6 +47,9 @@ export const SCHEDULES = {
 
 const EXPIRE_SECONDS = 15 * 60;
 
+/** People the hourly sweep reads per query. */
+const SWEEP_PAGE = 1000;
+
 /** pg-boss's schema (its default), whose `job` table the sweep reads. */
 const BOSS_SCHEMA = 'pgboss';
 
@@ -67,6 +70,8 @@ export interface JobsOptions {
   concurrency?: number;
   /** How often an idle worker looks for jobs, in seconds (default 2, at least 0.5). */
   pollingIntervalSeconds?: number;
+  /** People the hourly sweep reads per query (default SWEEP_PAGE). */
+  sweepPageSize?: number;
   /** Replaces the per-person work (tests). */
   run?: { derive?: (userId: number) => Promise<unknown>; insights?: (userId: number) => Promise<unknown> };
 }
@@ -140,32 +145,43 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const enqueueDerive = (userId: number) => boss.send(QUEUES.derive, { userId }, personOptions(userId));
   const enqueueInsights = (userId: number) => boss.send(QUEUES.insights, { userId }, personOptions(userId));
 
-  async function sweep(): Promise<{ derive: number; insights: number }> {
+  const pageSize = options.sweepPageSize ?? SWEEP_PAGE;
+
+  /** One page of the people with data, after the person `afterId`, with what the sweep decides on. */
+  async function sweepPage(afterId: number): Promise<Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null; deriving: boolean }>> {
     // A person whose derive is waiting or running is left alone: that run records the week. (Found
     // by test/robustness/instances.test.ts: with two instances, the second start-up sweep ran while
     // the first's derive was still running, saw no week yet, and queued the same derive again; the
     // stately queue takes one waiting job besides a running one.) Read in the same statement as
     // the weeks: a job is marked completed only after its week committed.
-    const rows: Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null; deriving: boolean }> = (
+    return (
       await db.raw(
         `select u.id, u.timezone, (select max(w.date) from derived_weeks w where w.user_id = u.id) as last_week, s.insights_on,
                 exists (select 1 from ${BOSS_SCHEMA}.job j
                          where j.name = ? and j.singleton_key = 'user:' || u.id and j.state in ('created', 'retry', 'active')) as deriving
            from users u
            left join derive_state s on s.user_id = u.id
-          where exists (select 1 from attribute_values v where v.user_id = u.id)`,
-        [QUEUES.derive],
+          where u.id > ? and exists (select 1 from attribute_values v where v.user_id = u.id)
+          order by u.id
+          limit ?`,
+        [QUEUES.derive, afterId, pageSize],
       )
     ).rows;
+  }
+
+  /** Queues what is due for everyone with data, a page of people at a time (in id order). */
+  async function sweep(): Promise<{ derive: number; insights: number }> {
     const at = now();
     let derive = 0;
     let insights = 0;
-    for (const row of rows) {
-      const today = safeLocalDate(at, row.timezone);
-      if (row.last_week === null || row.last_week < weekDate(today)) {
-        if (!row.deriving && (await enqueueDerive(row.id))) derive++;
-      } else if (row.insights_on === null || row.insights_on < today) {
-        if (await enqueueInsights(row.id)) insights++;
+    for (let rows = await sweepPage(0); rows.length > 0; rows = rows.length < pageSize ? [] : await sweepPage(rows[rows.length - 1].id)) {
+      for (const row of rows) {
+        const today = safeLocalDate(at, row.timezone);
+        if (row.last_week === null || row.last_week < weekDate(today)) {
+          if (!row.deriving && (await enqueueDerive(row.id))) derive++;
+        } else if (row.insights_on === null || row.insights_on < today) {
+          if (await enqueueInsights(row.id)) insights++;
+        }
       }
     }
     return { derive, insights };

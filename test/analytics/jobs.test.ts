@@ -150,6 +150,28 @@ describe('sweeps', () => {
     expect(await fetchAll(enqueueOnly, QUEUES.insights)).toContain(person.id);
   });
 
+  test('the hourly sweep reads people a page at a time and reaches every one of them', async () => {
+    const people: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { user } = await makeUser(app, { timezone: 'UTC' });
+      await addValues(app, user.id, await addAttribute(app, user.id, { name: 'steps' }), { '2026-11-19': 100 + i });
+      people.push(user.id);
+    }
+    // Pages of two: five people take three pages (and the people of other tests more).
+    const enqueueOnly = await jobs({ work: false, sweepPageSize: 2 });
+    await enqueueOnly.boss.purgeQueue(QUEUES.derive);
+    const pages: number[] = [];
+    const countPages = (query: { sql: string }) => {
+      if (query.sql.includes('order by u.id')) pages.push(1);
+    };
+    app.db.on('query', countPages);
+    const swept = await enqueueOnly.sweep();
+    app.db.off('query', countPages);
+    expect(swept.derive).toBeGreaterThanOrEqual(5);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(await fetchAll(enqueueOnly, QUEUES.derive)).toEqual(expect.arrayContaining(people));
+  });
+
   test('an insight job drains the changes and records the day it ran for', async () => {
     const { user } = await makeUser(app, { timezone: 'UTC' });
     const steps = await addAttribute(app, user.id, { name: 'steps' });
