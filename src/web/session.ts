@@ -22,7 +22,7 @@ export async function currentSession(ctx: Koa.Context, deps: Deps): Promise<Sess
 export async function startSession(ctx: Koa.Context, deps: Deps, userId: number): Promise<void> {
   const old = ctx.cookies.get(SESSION_COOKIE);
   if (old) await endSession(deps.db, old);
-  const id = await createSession(deps.db, userId, deps.now());
+  const id = await createSession(deps.db, userId, deps.now(), ctx.get('User-Agent'));
   setCookie(ctx, SESSION_COOKIE, id, { maxAgeSeconds: SESSION_LIFETIME_MS / 1000 });
 }
 

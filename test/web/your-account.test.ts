@@ -6,7 +6,7 @@
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
-import { PAGE, csrfOf, setCookieLine } from '../support/web';
+import { PAGE, csrfOf, logIn, setCookie, setCookieLine } from '../support/web';
 import { loadDemoData } from '../../src/db/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
@@ -217,4 +217,72 @@ test("deleting removes everything of the person at once; people who connected th
   expect(steps.body.results[0]).toMatchObject({ name: 'steps', service: null, values: [{ date: '2026-10-01', value: 4321 }] });
   // A job still queued for the person finds nobody and does nothing.
   expect(await deriveUser(app.db, p.user.id, { now: new Date() })).toBeUndefined();
+});
+
+describe('where you are logged in', () => {
+  const BROWSERS = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', 'Daybook phone <script>alert(1)</script>', 'curl/8.1'];
+
+  /** Logs a new person in from each browser; their session cookies in the same order. */
+  async function loggedInEverywhere(): Promise<{ user: User; sessions: string[] }> {
+    await freshThrottle();
+    const { user, password } = await makeUser(app);
+    const sessions: string[] = [];
+    for (const browser of BROWSERS) {
+      const res = await logIn(app, user.username, password, { 'User-Agent': browser });
+      expect(res.status).toBe(303);
+      sessions.push(setCookie(res, 'daybook_session')!);
+    }
+    return { user, sessions };
+  }
+
+  const accountPage = (session: string) => app.get('/settings/account', { ...PAGE, session });
+  const works = async (session: string) => (await app.get('/settings/profile', { ...PAGE, session })).status === 200;
+
+  test('lists each session with its browser (as text), this one marked; use is recorded to the minute', async () => {
+    const { user, sessions } = await loggedInEverywhere();
+    const page = await accountPage(sessions[0]);
+    const rows = [...page.text.matchAll(/<tr class="session"><td>(.*?)<\/td>.*?<td>(<strong>This browser<\/strong>|<form)/gs)].map((m) => [m[1], m[2] === '<form' ? 'other' : 'this']);
+    expect(rows).toEqual(expect.arrayContaining([
+      [BROWSERS[0], 'this'],
+      ['Daybook phone &lt;script&gt;alert(1)&lt;/script&gt;', 'other'],
+      [BROWSERS[2], 'other'],
+    ]));
+    expect(rows).toHaveLength(3);
+    // Last use: written when a minute has passed, not on every page.
+    const seen = async () => (await app.db('sessions').where({ user_id: user.id }).orderBy('last_seen_at')).map((s) => new Date(s.last_seen_at).getTime());
+    await app.db('sessions').where({ user_id: user.id }).update({ last_seen_at: new Date(Date.now() - 5 * 60_000) });
+    const before = await seen();
+    await works(sessions[1]);
+    const after = await seen();
+    expect(after[2]).toBeGreaterThan(before[2]);
+    await works(sessions[1]);
+    expect(await seen()).toEqual(after);
+  });
+
+  test('ending one other session logs that browser out; ending all others keeps only this one', async () => {
+    const { sessions } = await loggedInEverywhere();
+    const page = await accountPage(sessions[0]);
+    const csrf = csrfOf(page.text);
+    const hashes = [...page.text.matchAll(/name="session" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(hashes).toHaveLength(2);
+    const one = await app.post('/settings/account/sessions/end', { ...PAGE, session: sessions[0], form: { csrf_token: csrf, session: hashes[0] } });
+    expect([one.status, one.headers.get('location')]).toEqual([303, '/settings/account?ended=1']);
+    expect((await Promise.all(sessions.map(works))).filter(Boolean)).toHaveLength(2);
+    const rest = await app.post('/settings/account/sessions/end-others', { ...PAGE, session: sessions[0], form: { csrf_token: csrf } });
+    expect(rest.headers.get('location')).toBe('/settings/account?ended=1');
+    expect(await Promise.all(sessions.map(works))).toEqual([true, false, false]);
+    expect((await app.get('/settings/account?ended=1', { ...PAGE, session: sessions[0] })).text).toContain('Logged out 1 other session.');
+  });
+
+  test("another person's session cannot be ended from here, and a form without its token ends nothing", async () => {
+    const mine = await loggedInEverywhere();
+    const theirs = await loggedInEverywhere();
+    const theirHash = [...(await accountPage(theirs.sessions[0])).text.matchAll(/name="session" value="([^"]+)"/g)][0][1];
+    const csrf = csrfOf((await accountPage(mine.sessions[0])).text);
+    const res = await app.post('/settings/account/sessions/end', { ...PAGE, session: mine.sessions[0], form: { csrf_token: csrf, session: theirHash } });
+    expect(res.headers.get('location')).toBe('/settings/account');
+    const forged = await app.post('/settings/account/sessions/end-others', { ...PAGE, session: mine.sessions[0], form: {} });
+    expect(forged.status).toBe(403);
+    expect(await Promise.all([...mine.sessions, ...theirs.sessions].map(works))).toEqual([true, true, true, true, true, true]);
+  });
 });

@@ -8,6 +8,7 @@ import * as initial from './20261122000001_initial';
 import * as rateLimits from './20261122000002_rate_limits';
 import * as derivedRuns from './20261122003001_derived_runs';
 import * as unloggedRateLimits from './20261122004001_unlogged_rate_limits';
+import * as sessionDevices from './20261122005001_session_devices';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261122000002_rate_limits', ...rateLimits },
   { name: '20261122003001_derived_runs', ...derivedRuns },
   { name: '20261122004001_unlogged_rate_limits', ...unloggedRateLimits },
+  { name: '20261122005001_session_devices', ...sessionDevices },
 ];

@@ -1,6 +1,7 @@
 /**
- * Your account: download a copy of everything (values as CSV, everything as JSON; both streamed,
- * domain/account.ts), and delete the account for good. Deleting asks for the password (throttled
+ * Your account: where you are logged in (end any session, or all but this one), download a copy
+ * of everything (values as CSV, everything as JSON; both streamed, domain/account.ts), and delete
+ * the account for good. Deleting asks for the password (throttled
  * like the login form) and the user name typed out, so neither a stolen open session nor a slip
  * of the hand can do it.
  */
@@ -10,21 +11,40 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { accountJson, deleteAccount, valuesCsv } from '../../domain/account';
 import { attemptSignIn } from '../../domain/login-throttle';
-import type { Session } from '../../domain/sessions';
+import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/sessions';
 import { localDate } from '../../domain/time';
 import { field, readForm } from '../forms';
-import { html } from '../html';
+import { html, type Html } from '../html';
 import { sendPage } from '../layout';
 import { assertCsrf, messagePage, page, requireSession } from '../page';
 import { endCurrentSession, navFor } from '../session';
 
-function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problem?: string, status = 200): void {
+function when(at: Date): string {
+  return at.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+/** The person's sessions, this one marked, each with a button that ends it. */
+function sessionsCard(sessions: SessionSummary[], current: Session, csrf: string): Html {
+  return html`<div class="card"><h2>Where you are logged in</h2>
+<table><thead><tr><th>Browser</th><th>Logged in</th><th>Last active</th><th></th></tr></thead>
+<tbody>${sessions.map(
+    (s) => html`<tr class="session"><td>${s.userAgent || html`<span class="muted">Unknown browser</span>`}</td><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td>
+<td>${s.idHash === current.idHash ? html`<strong>This browser</strong>` : html`<form method="post" action="/settings/account/sessions/end"><input type="hidden" name="csrf_token" value="${csrf}"><input type="hidden" name="session" value="${s.idHash}"><button type="submit" class="secondary">Log out</button></form>`}</td></tr>`,
+  )}</tbody></table>
+${sessions.length > 1 ? html`<form method="post" action="/settings/account/sessions/end-others" class="actions"><input type="hidden" name="csrf_token" value="${csrf}"><button type="submit" class="secondary">Log out everywhere else</button></form>` : ''}
+</div>`;
+}
+
+async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problem?: string, status = 200, notice?: string): Promise<void> {
   const nav = navFor(session, deps.now());
+  const sessions = await listSessions(deps.db, session.userId, deps.now());
   sendPage(ctx, {
     title: 'Your account',
     status,
     nav,
     body: html`<h1>Your account</h1>
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
+${sessionsCard(sessions, session, nav.csrf)}
 <div class="card"><h2>Download your data</h2>
 <p>Everything Daybook holds about you, whenever you like. No password, token or secret is included.</p>
 <ul>
@@ -57,7 +77,28 @@ export function yourAccountPages(router: Router, deps: Deps): void {
   router.get('/settings/account', page(deps, async (ctx) => {
     const session = await requireSession(ctx, deps);
     if (!session) return;
-    accountPage(ctx, deps, session);
+    const ended = Number(ctx.query.ended);
+    await accountPage(ctx, deps, session, undefined, 200, Number.isInteger(ended) && ended > 0 ? `Logged out ${ended} other session${ended === 1 ? '' : 's'}.` : undefined);
+  }));
+
+  router.post('/settings/account/sessions/end', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    const ended = await endSessionOf(deps.db, session.userId, field(form, 'session'));
+    ctx.status = 303;
+    ctx.redirect(ended ? '/settings/account?ended=1' : '/settings/account');
+  }));
+
+  router.post('/settings/account/sessions/end-others', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    const ended = await endOtherSessions(deps.db, session.userId, session.idHash);
+    ctx.status = 303;
+    ctx.redirect(`/settings/account?ended=${ended}`);
   }));
 
   router.get('/settings/account/export/values.csv', page(deps, async (ctx) => {

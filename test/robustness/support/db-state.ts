@@ -7,8 +7,8 @@ import type { Knex } from 'knex';
 
 /** Counters that every request moves by design: the rate limit and sign-in throttle counts. */
 const SKIPPED_TABLES = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits']);
-/** Columns that record use, not data: a token's "last used" minute. */
-const SKIPPED_COLUMNS = new Set(['tokens.last_used_at']);
+/** Columns that record use, not data: a token's "last used" minute, a session's "last seen" minute. */
+const SKIPPED_COLUMNS = new Set(['tokens.last_used_at', 'sessions.last_seen_at']);
 /** The person-keyed tables compared row by row (`PersonState`) instead of in the digest. */
 export const PERSON_TABLES = ['attributes', 'attribute_values', 'attribute_services', 'value_changes'];
 
