@@ -1,7 +1,8 @@
 /**
  * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
- * request id + log + error mapping -> security headers -> trailing-slash redirect -> health and
- * docs -> pages for people -> authentication -> rate limit -> the openapi-backend of its document -> handler.
+ * metrics (when METRICS_TOKEN is set) -> request id + log + error mapping -> security headers ->
+ * trailing-slash redirect -> route template -> health, docs and /metrics -> pages for people ->
+ * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
 import helmet from 'koa-helmet';
@@ -11,7 +12,8 @@ import { trailingSlashRedirect } from './http/trailing-slash';
 import { metaRoutes } from './http/meta-routes';
 import { authenticate } from './http/auth';
 import { createRateLimiter, rateLimit } from './http/rate-limit';
-import { apiFor, createBackend, dispatch, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
+import { createMetrics } from './http/metrics';
+import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
 import { HttpError } from './http/errors';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
@@ -41,7 +43,12 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   }
   const app = new Koa({ proxy: deps.config.trustProxy });
   const meta = metaRoutes(deps.db);
+  const metrics = deps.config.metricsToken
+    ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, boss: deps.jobs?.boss })
+    : undefined;
 
+  // Outside the error mapper, so that it counts the status the client gets.
+  if (metrics) app.use(metrics.observe);
   app.use(requestContext(deps.logger));
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
   app.use(async (ctx, next) => {
@@ -49,7 +56,9 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
     await next();
   });
   app.use(trailingSlashRedirect());
+  app.use(recordRoute(backends));
   app.use(meta.routes());
+  if (metrics) app.use(metrics.router.routes()); // before authentication: its token is not a user's
   app.use(webRoutes(deps).routes());
   app.use(authenticate(deps.db, deps.now));
   const limitRequests = rateLimit(createRateLimiter(deps.db, deps.config.rateLimitPerHour), deps.config.rateLimitPerHour);

@@ -46,6 +46,8 @@ export interface Config {
   workers: boolean;
   /** WORKER_CONCURRENCY: per-person jobs one process runs at once (per queue). */
   workerConcurrency: number;
+  /** METRICS_TOKEN: bearer token a Prometheus scraper sends to GET /metrics (at least 16 characters); unset = no metrics endpoint. */
+  metricsToken: string | undefined;
 }
 
 /** Thrown when a setting has a value the service cannot run with. */
@@ -94,6 +96,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY must be at least 32 characters.');
   }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && !/^\S{16,}$/.test(metricsToken)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces.');
+  }
   const dbStatementTimeoutMs = integer(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 0, 3_600_000);
   const dbQueryTimeoutMs = integer(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 0, 3_600_000);
   if (dbQueryTimeoutMs > 0 && dbStatementTimeoutMs > 0 && dbQueryTimeoutMs <= dbStatementTimeoutMs) {
@@ -120,5 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workers: flag(env, 'WORKERS', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 1, 1, 32),
+    metricsToken,
   };
 }

@@ -1,7 +1,8 @@
-/** What the app's parts need from the process: settings, the database, the log and the clock. */
+/** What the app's parts need from the process: settings, the database, the log, the clock and the job queue. */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { Jobs } from './analytics/jobs';
 
 export interface Deps {
   config: Config;
@@ -11,4 +12,6 @@ export interface Deps {
   secretKey: string;
   /** The clock; tests replace it to check expiries. */
   now: () => Date;
+  /** The job queue, when this process runs the job workers (WORKERS=1); the metrics report its sizes. */
+  jobs?: Jobs;
 }

@@ -30,11 +30,6 @@ async function main(): Promise<void> {
     }
   }
 
-  const { app, backends } = await createApp({ config, db: database.db, logger, secretKey, now });
-  for (const backend of Object.values(backends)) {
-    if (backend.unhandled.length > 0) logger.warn({ api: backend.name, operations: backend.unhandled }, 'operations without a handler answer 501');
-  }
-
   // Derived-data workers and schedules run here unless WORKERS=0 (then `npm run worker` runs them).
   let jobs: Jobs | undefined;
   if (config.workers) {
@@ -45,6 +40,11 @@ async function main(): Promise<void> {
       now,
       concurrency: config.workerConcurrency,
     });
+  }
+
+  const { app, backends } = await createApp({ config, db: database.db, logger, secretKey, now, jobs });
+  for (const backend of Object.values(backends)) {
+    if (backend.unhandled.length > 0) logger.warn({ api: backend.name, operations: backend.unhandled }, 'operations without a handler answer 501');
   }
 
   const server = http.createServer(app.callback());

@@ -163,10 +163,15 @@ export function apiFor(pathname: string): ApiName | undefined {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
+/** The operation of the document for a method (lower case; HEAD is GET) and path, if any. */
+function findOperation(backend: Backend, method: string, pathname: string): Operation | undefined {
+  const lookup = method === 'head' ? 'get' : method;
+  return backend.api.matchOperation({ method: lookup, path: pathname, headers: {}, query: {} }) ?? undefined;
+}
+
 /** Finds the operation for a request, or throws 405 (path known, method not) or 404. */
 function matchOperation(backend: Backend, method: string, pathname: string): Operation {
-  const lookup = method === 'head' ? 'get' : method;
-  const operation = backend.api.matchOperation({ method: lookup, path: pathname, headers: {}, query: {} });
+  const operation = findOperation(backend, method, pathname);
   if (operation) return operation;
   const allowed = METHODS.filter((m) => backend.api.matchOperation({ method: m, path: pathname, headers: {}, query: {} }));
   if (allowed.length > 0) {
@@ -204,6 +209,31 @@ function parameterProblems(ctx: Koa.Context, operation: Operation, declared: Set
   return problems;
 }
 
+/** The route label of a request that matched no API operation and no page. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The one place that records which route a request took, as `ctx.state.route`: the path template
+ * of the matched API operation (`/api/1/users/{username}/profile/`), else the template of the
+ * page or meta route @koa/router matched (`/docs/:name/`), else `unmatched`. Never the raw URL,
+ * which carries user and attribute names (metrics label cardinality, and what a log may hold).
+ * Mounted before the routers, the rate limit and authentication, so that an API request is matched
+ * once (`dispatch` reuses `ctx.state.operation`) and a request refused early (401, 429) still has
+ * its template.
+ */
+export function recordRoute(backends: Record<ApiName, Backend>): Koa.Middleware {
+  return async (ctx, next) => {
+    const name = apiFor(ctx.path);
+    if (name) ctx.state.operation = findOperation(backends[name], ctx.method.toLowerCase(), ctx.path);
+    try {
+      await next();
+    } finally {
+      const page = (ctx as { _matchedRoute?: unknown })._matchedRoute; // set by @koa/router on a match
+      ctx.state.route = (ctx.state.operation as Operation | undefined)?.path ?? (typeof page === 'string' ? page : UNMATCHED_ROUTE);
+    }
+  };
+}
+
 /** Koa middleware that hands /api/2/, /api/1/ and /oauth2/ requests to their backend. */
 export function dispatch(backends: Record<ApiName, Backend>): Koa.Middleware {
   return async (ctx, next) => {
@@ -211,7 +241,7 @@ export function dispatch(backends: Record<ApiName, Backend>): Koa.Middleware {
     if (!name) return next();
     const backend = backends[name];
     const method = ctx.method.toLowerCase();
-    const operation = matchOperation(backend, method, ctx.path);
+    const operation = (ctx.state.operation as Operation | undefined) ?? matchOperation(backend, method, ctx.path);
     const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
     if (requestBody?.content) await parseBody(ctx, Object.keys(requestBody.content));
     const declared = backend.queryNames.get(operation.operationId as string) ?? new Set();

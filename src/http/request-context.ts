@@ -61,6 +61,8 @@ export function requestContext(logger: Logger): Koa.Middleware {
       };
       if (failure && !(failure instanceof HttpError) && ctx.status >= 500) {
         logger.error({ ...line, err: failure }, 'request failed');
+      } else if (ctx.state.quietLog) {
+        logger.debug(line, 'request'); // routine and frequent (metrics scrapes)
       } else {
         logger.info(line, 'request');
       }

@@ -83,10 +83,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     secretKey: TEST_SECRET_KEY,
     now: () => fixedNow ?? new Date(),
   };
-  const { app } = await createApp(deps);
   const jobs = config.workers
     ? await startJobs({ connectionString: config.databaseUrl!, db, logger: deps.logger, now: deps.now, pollingIntervalSeconds: 0.5 })
     : undefined;
+  deps.jobs = jobs;
+  const { app } = await createApp(deps);
   const server = http.createServer(app.callback());
   // Client and server share this process: a long synchronous step in a test (compiling a
   // document's validators on first use) can outlast Node's 5 s keep-alive, and the server then

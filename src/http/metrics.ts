@@ -1,0 +1,146 @@
+/**
+ * Prometheus metrics for operators (prom-client) at GET /metrics, served only when METRICS_TOKEN
+ * is set and only to `Authorization: Bearer <METRICS_TOKEN>`. Each app has a registry of its own
+ * (never prom-client's global one), so several apps in one process keep separate counts.
+ *
+ * - `daybook_http_requests_total` and `daybook_http_request_duration_seconds` by method, route
+ *   template (ctx.state.route, recorded by openapi.ts `recordRoute`; `unmatched` for unknown
+ *   paths) and status; `daybook_rate_limited_total`: answers 429 (API rate limit, login throttle).
+ * - `daybook_db_pool_connections{state}`: the knex pool's used, free and pending (waiting for a
+ *   connection) counts, read at scrape time.
+ * - `daybook_job_queue_size{queue}`: waiting jobs per pg-boss queue, only in a process that runs
+ *   the job workers (Deps.jobs).
+ * - Node's process metrics (`daybook_process_*`, `daybook_nodejs_*`).
+ *
+ * The counts are this instance's: Prometheus scrapes every instance and sums them.
+ */
+import crypto from 'node:crypto';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type PgBoss from 'pg-boss';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { QUEUES } from '../analytics/jobs';
+import { unauthorized } from './errors';
+import { UNMATCHED_ROUTE } from './openapi';
+
+export const METRICS_PATH = '/metrics';
+
+const PREFIX = 'daybook_';
+
+export interface MetricsOptions {
+  /** METRICS_TOKEN. */
+  token: string;
+  db: Knex;
+  logger: Logger;
+  /** The job queue, when this process runs the workers. */
+  boss?: PgBoss;
+}
+
+export interface Metrics {
+  registry: Registry;
+  /** Outermost middleware: counts and times every request once its status is final. */
+  observe: Koa.Middleware;
+  /** GET /metrics. */
+  router: Router;
+}
+
+/** What the metrics read of knex's (tarn) pool. */
+interface PoolCounts {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest();
+
+/** Does the Authorization header carry the token? Compared as hashes, in constant time. */
+function bearerMatches(header: string, expected: Buffer): boolean {
+  const presented = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
+  return crypto.timingSafeEqual(sha256(presented), expected) && presented !== '';
+}
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const { db, logger, boss } = options;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames,
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: `${PREFIX}http_request_duration_seconds`,
+    help: 'Time from receiving an HTTP request to its answer (before a streamed body is sent), by method, route template and status.',
+    labelNames,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: `${PREFIX}rate_limited_total`,
+    help: 'Requests answered 429 Too Many Requests (the API rate limit and the login throttle).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: `${PREFIX}db_pool_connections`,
+    help: "Connections of this instance's database pool: used (lent out), free (idle) and pending (requests waiting for one).",
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const pool = db.client.pool as Partial<PoolCounts> | undefined;
+      if (typeof pool?.numUsed !== 'function') return this.reset(); // destroyed, or not a tarn pool
+      const counts = pool as PoolCounts;
+      this.set({ state: 'used' }, counts.numUsed());
+      this.set({ state: 'free' }, counts.numFree());
+      this.set({ state: 'pending' }, counts.numPendingAcquires());
+    },
+  });
+  if (boss) {
+    new Gauge({
+      name: `${PREFIX}job_queue_size`,
+      help: 'Jobs waiting (created or retrying, not yet active) per job queue.',
+      labelNames: ['queue'],
+      registers: [registry],
+      async collect() {
+        try {
+          const names = Object.values(QUEUES);
+          const sizes = await Promise.all(names.map((name) => boss.getQueueSize(name)));
+          names.forEach((queue, i) => this.set({ queue }, sizes[i] ?? 0));
+        } catch (error) {
+          // A scrape still answers the other metrics when the queue cannot be read.
+          this.reset();
+          logger.warn({ err: error }, 'metrics: reading the job queue sizes failed');
+        }
+      },
+    });
+  }
+
+  const observe: Koa.Middleware = async (ctx, next) => {
+    const stop = durations.startTimer();
+    try {
+      await next();
+    } finally {
+      const labels = { method: ctx.method, route: (ctx.state.route as string | undefined) ?? UNMATCHED_ROUTE, status: String(ctx.status) };
+      requests.inc(labels);
+      stop(labels);
+      if (ctx.status === 429) rateLimited.inc();
+    }
+  };
+
+  const expected = sha256(options.token);
+  const router = new Router();
+  router.get(METRICS_PATH, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    if (!bearerMatches(ctx.get('Authorization'), expected)) {
+      throw unauthorized('The metrics need the metrics token: send "Authorization: Bearer <METRICS_TOKEN>".', 'Bearer realm="metrics"');
+    }
+    ctx.state.quietLog = true; // a scrape every few seconds is not worth an info line each
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+
+  return { registry, observe, router };
+}
