@@ -26,10 +26,23 @@ export async function messagePage(ctx: Koa.Context, deps: Deps, options: { title
   });
 }
 
+/**
+ * Refuses an address whose path segments or query values hold the NUL character (U+0000): no
+ * name, id or date can contain it, and PostgreSQL text cannot hold it. (Found by
+ * test/robustness/pages-fuzz.test.ts: /settings/apps/%00 was a 500.) Forms are checked by readForm.
+ */
+function assertNoNul(ctx: Koa.Context): void {
+  const values = [...Object.values((ctx.params ?? {}) as Record<string, unknown>), ...Object.values(ctx.query).flat()];
+  if (values.some((value) => typeof value === 'string' && value.includes('\u0000'))) {
+    throw new HttpError(400, 'The address contains a NUL character (U+0000), which no page takes.');
+  }
+}
+
 /** Wraps a page handler: an HttpError becomes an error page with its status; anything else a 500 page (logged). */
 export function page(deps: Deps, handler: PageHandler): Koa.Middleware {
   return async (ctx) => {
     try {
+      assertNoNul(ctx);
       await handler(ctx);
     } catch (error) {
       if (error instanceof HttpError) {
