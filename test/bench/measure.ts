@@ -30,6 +30,8 @@ export interface MeasureInput {
   duration: number;
   warmup: number;
   pool: number;
+  /** Daybook with its Prometheus metrics on (METRICS_TOKEN set). */
+  metrics?: boolean;
   /** Folder for V8 CPU profiles of the servers, when profiling. */
   cpuProfileDir?: string;
 }
@@ -47,7 +49,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
   const tokensFile = path.join(PROJECT_ROOT, '.data', 'bench', `tokens-${input.label}.json`);
   fs.mkdirSync(path.dirname(tokensFile), { recursive: true });
   fs.writeFileSync(tokensFile, JSON.stringify(input.fixtures.tokens.map((t) => ({ ...t, clientPk: input.fixtures.clientPk }))), { mode: 0o600 });
-  const env = daybookEnv(input.databaseUrl, input.pool);
+  const env = daybookEnv(input.databaseUrl, input.pool, { metrics: input.metrics ?? false });
   const servers: Partial<Record<Target, RunningServer>> = {};
   const forget = onInterrupt(async () => {
     await servers.daybook?.stop();

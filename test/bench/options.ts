@@ -24,6 +24,8 @@ export interface BenchOptions {
   /** DB_POOL_MAX of Daybook, and the baseline's pool size. */
   pool: number;
   cpuProf: boolean;
+  /** Run Daybook with METRICS_TOKEN set (the Prometheus middleware on). */
+  metrics: boolean;
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -45,6 +47,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --skip-derive           do not time the derived-data step (correlations must then exist)
   --pool N                database pool of each server (default 10, Daybook's default)
   --cpu-prof              write V8 CPU profiles of both servers under test/bench/results/
+  --metrics               run Daybook with METRICS_TOKEN set (Prometheus metrics on), to measure their cost
 `;
 
 function list(value: string): number[] {
@@ -85,6 +88,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     skipDerive: false,
     pool: 10,
     cpuProf: false,
+    metrics: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -120,6 +124,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--skip-derive': options.skipDerive = true; break;
       case '--pool': options.pool = positive('pool', value()); break;
       case '--cpu-prof': options.cpuProf = true; break;
+      case '--metrics': options.metrics = true; break;
       default:
         throw new Error(`Unknown option ${flag}.\n\n${USAGE}`);
     }

@@ -22,8 +22,10 @@ export interface RunningServer {
 export const BENCH_RATE_LIMIT = 100_000_000;
 
 /** Daybook's settings for the run, shown in the report. */
-export function daybookEnv(databaseUrl: string, poolMax: number): Record<string, string> {
+export function daybookEnv(databaseUrl: string, poolMax: number, options: { metrics: boolean } = { metrics: false }): Record<string, string> {
   return {
+    // `--metrics`: the Prometheus middleware counts and times every request (nobody scrapes here).
+    ...(options.metrics ? { METRICS_TOKEN: crypto.randomBytes(24).toString('base64url') } : {}),
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: '0',
