@@ -51,6 +51,7 @@ table.week td,table.week th{white-space:nowrap}
 table.week .day{background:#eef6f2;font-weight:600}
 tr.enter td{border-bottom:1px solid var(--line);padding-top:0}
 form.entry{display:flex;gap:.5rem;align-items:center;max-width:420px}
+form.entry textarea{min-height:2.6rem}
 form.daypicker{display:flex;gap:.8rem;align-items:center;flex-wrap:wrap}
 form.daypicker input[type=date]{width:auto}
 .inline-label{display:inline;margin:0 0 0 auto;font-weight:400}

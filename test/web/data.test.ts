@@ -112,15 +112,15 @@ test('tracking a template by hand makes Daybook its owner, and a value entered i
 });
 
 test.each([
-  ['sleep_start', '23:30', 690, '23:30'],
-  ['sleep_start', '01:15', 795, '01:15'],
-  ['sleep_end', '06:45', 405, '06:45'],
-  ['sleep', '7:30', 450, '7 h 30 min'],
-  ['sleep', '45', 45, '45 min'],
-  ['body_fat', '21,5', 0.215, '21.5 %'],
-  ['steps_distance', '4.2', 4.2, '4.2'],
-  ['mood_note', '  calm <b>day</b>  ', '  calm <b>day</b>  ', '  calm &lt;b&gt;day&lt;/b&gt;  '],
-])('%s typed as %j is stored as %j and shown as %j', async (name, typed, stored, shown) => {
+  ['sleep_start', '23:30', 690, '23:30', '23:30'],
+  ['sleep_start', '01:15', 795, '01:15', '01:15'],
+  ['sleep_end', '06:45', 405, '06:45', '06:45'],
+  ['sleep', '7:30', 450, '7 h 30 min', '450'],
+  ['sleep', '45', 45, '45 min', '45'],
+  ['body_fat', '21,5', 0.215, '21.5 %', '21.5'],
+  ['steps_distance', '4.2', 4.2, '4.2', '4.2'],
+  ['mood_note', '  calm <b>day</b>  ', '  calm <b>day</b>  ', '  calm &lt;b&gt;day&lt;/b&gt;  ', '  calm &lt;b&gt;day&lt;/b&gt;  '],
+])('%s typed as %j is stored as %j, shown as %j and offered for editing as %j', async (name, typed, stored, shown, edit) => {
   const p = await person();
   expect((await track(p, { kind: 'template', template: name })).status).toBe(303);
   expect((await enter(p, name, typed)).status).toBe(303);
@@ -128,6 +128,10 @@ test.each([
   const page = await app.get('/data', { ...PAGE, session: p.session });
   const start = page.text.indexOf(`<tr id="attribute-${name}">`);
   expect(page.text.slice(start, page.text.indexOf('</tr>', start))).toContain(`<td class="day">${shown}</td>`);
+  // The entry form offers the value back for editing in the notation it is typed in (a note in a text area).
+  const entry = page.text.slice(page.text.indexOf(`<input type="hidden" name="name" value="${name}">`));
+  const field = name === 'mood_note' ? /^[^]*?<textarea name="value"[^>]*>([^<]*)<\/textarea>/.exec(entry) : /^[^]*?<input type="text" name="value" value="([^"]*)"/.exec(entry);
+  expect(field?.[1]).toBe(edit);
 });
 
 test('a value the rules refuse, or that is not what the type takes, is a 400 page naming the problem, and nothing changes', async () => {

@@ -11,6 +11,7 @@ import { GROUPS, MANUAL_SERVICE, TEMPLATES, TEMPLATES_BY_NAME, VALUE_TYPE_DESCRI
 import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
 import { listInsightEntries } from '../../domain/insights';
 import { setValueByHand, trackByHand, type TrackRequest } from '../../domain/manual-tracking';
+import { MOOD_NOTE_MAX_LENGTH } from '../../domain/writes/value-rules';
 import { READ_SCOPES } from '../../domain/scopes';
 import type { Session } from '../../domain/sessions';
 import { addDays, isSupportedDate, localDate } from '../../domain/time';
@@ -65,7 +66,7 @@ function entryForm(row: AttributeRowWithValues, date: string, csrf: string, curr
     type === 7
       ? html`<select name="value" aria-label="${label} on ${date}"><option value="">—</option><option value="yes"${current === 'Yes' ? html` selected` : ''}>Yes</option><option value="no"${current === 'No' ? html` selected` : ''}>No</option></select>`
       : type === 2
-        ? html`<input type="text" name="value" value="${inputValue(type, row.values[0]?.value ?? null)}" aria-label="${label} on ${date}">`
+        ? html`<textarea name="value" rows="2" maxlength="${MOOD_NOTE_MAX_LENGTH}" aria-label="${label} on ${date}">${inputValue(type, row.values[0]?.value ?? null)}</textarea>`
         : html`<input type="text" name="value" value="${inputValue(type, row.values[0]?.value ?? null)}" inputmode="decimal" aria-label="${label} on ${date}" placeholder="${inputHint(type)}">`;
   return html`<form method="post" action="/data/values" class="entry">
 <input type="hidden" name="csrf_token" value="${csrf}"><input type="hidden" name="name" value="${name}"><input type="hidden" name="date" value="${date}">
