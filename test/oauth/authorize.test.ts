@@ -9,7 +9,6 @@ import {
   csrfOf,
   decide,
   locationQuery,
-  logIn,
   pkcePair,
   registerApp,
   setCookie,
