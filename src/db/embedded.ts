@@ -77,7 +77,8 @@ function clusterPassword(dir: string): string {
   return password;
 }
 
-function isAlive(pid: number): boolean {
+/** Is there a process with this pid (signal 0 probes without signalling)? */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

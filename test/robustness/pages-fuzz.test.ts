@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../support/app';
-import { makeSession, makeToken, makeUser } from '../support/fixtures';
+import { makeSession, makeToken, makeUser, resetSignInThrottle } from '../support/fixtures';
 import { PAGE, anonymousForm, registerApp } from '../support/web';
 import { changedTables, digest } from './support/db-state';
 import type { User } from '../../src/domain/users';
@@ -108,7 +108,7 @@ describe.each(Object.entries(FORMS))('%s', (name, spec) => {
     tried.set(name, statuses);
     await fc.assert(
       fc.asyncProperty(formArb(spec), async (input) => {
-        await app.db('rate_limits').where('key', 'like', 'login%').delete();
+        await resetSignInThrottle(app);
         const before = await digest(app.db);
         const res = await post(spec, input);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);

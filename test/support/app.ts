@@ -45,6 +45,45 @@ export interface TestResponse<T = any> {
   text: string;
 }
 
+/**
+ * One HTTP call to a Daybook at `baseUrl` (this process's test app, or a service run as a process):
+ * credentials, cookies and body as `options` say, redirects not followed, and the answer checked
+ * against its OpenAPI document unless `unvalidated`. Rejects when no answer comes within `timeoutMs`.
+ */
+export async function sendTestRequest<T = any>(baseUrl: string, method: string, path: string, options: CallOptions & { timeoutMs?: number } = {}): Promise<TestResponse<T>> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
+  if (options.token) headers.Authorization = `Token ${options.token}`;
+  const cookies = { ...(options.session ? { daybook_session: options.session } : {}), ...(options.cookies ?? {}) };
+  if (Object.keys(cookies).length > 0) headers.Cookie = Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ');
+  let body: string | Buffer | undefined = options.raw;
+  if (options.json !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  if (options.form) {
+    headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
+    body = new URLSearchParams(options.form).toString();
+  }
+  const signal = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual', signal });
+  const text = await response.text();
+  const contentType = response.headers.get('content-type') ?? '';
+  let parsed: unknown = text;
+  if (contentType.startsWith('application/json') && text.length > 0) parsed = JSON.parse(text);
+  if (!options.unvalidated) {
+    await assertDocumented({
+      method,
+      path: new URL(baseUrl + path).pathname,
+      status: response.status,
+      contentType,
+      body: parsed,
+      location: response.headers.get('location'),
+    });
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}
+
 export interface TestApp {
   baseUrl: string;
   db: Knex;
@@ -97,38 +136,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  async function request<T>(method: string, path: string, options: CallOptions = {}): Promise<TestResponse<T>> {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
-    if (options.token) headers.Authorization = `Token ${options.token}`;
-    const cookies = { ...(options.session ? { daybook_session: options.session } : {}), ...(options.cookies ?? {}) };
-    if (Object.keys(cookies).length > 0) headers.Cookie = Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: string | Buffer | undefined = options.raw;
-    if (options.json !== undefined) {
-      headers['Content-Type'] ??= 'application/json';
-      body = JSON.stringify(options.json);
-    }
-    if (options.form) {
-      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
-    const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
-    const text = await response.text();
-    const contentType = response.headers.get('content-type') ?? '';
-    let parsed: unknown = text;
-    if (contentType.startsWith('application/json') && text.length > 0) parsed = JSON.parse(text);
-    if (!options.unvalidated) {
-      await assertDocumented({
-        method,
-        path: new URL(baseUrl + path).pathname,
-        status: response.status,
-        contentType,
-        body: parsed,
-        location: response.headers.get('location'),
-      });
-    }
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
-  }
+  const request = <T>(method: string, path: string, options: CallOptions = {}) => sendTestRequest<T>(baseUrl, method, path, options);
 
   return {
     baseUrl,

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import pg from 'pg';
+import { isAlive } from '../../src/db/embedded';
 
 export const TEMPLATE_DATABASE = 'daybook_template';
 export const CLUSTERS_ENV = 'DAYBOOK_TEST_CLUSTERS';
@@ -35,25 +36,16 @@ export function clusterDir(index: number): string {
   return path.join(os.tmpdir(), `${CLUSTER_PREFIX}${process.pid}-${index}`);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Removes the clusters of earlier runs that were killed before their tear-down (and their postmasters). */
 export function sweepAbandonedClusters(): void {
   for (const name of fs.readdirSync(os.tmpdir())) {
     const match = new RegExp(`^${CLUSTER_PREFIX}(\\d+)-\\d+$`).exec(name);
-    if (!match || alive(Number(match[1]))) continue;
+    if (!match || isAlive(Number(match[1]))) continue;
     const dir = path.join(os.tmpdir(), name);
     const pidFile = path.join(dir, 'postmaster.pid');
     if (fs.existsSync(pidFile)) {
       const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-      if (postmaster > 0 && alive(postmaster)) process.kill(postmaster, 'SIGQUIT'); // immediate: nothing in it is kept
+      if (postmaster > 0 && isAlive(postmaster)) process.kill(postmaster, 'SIGQUIT'); // immediate: nothing in it is kept
     }
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(`${dir}.password`, { force: true });

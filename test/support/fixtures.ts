@@ -30,3 +30,11 @@ export async function makeToken(app: TestApp, user: User, client: OAuthClient, s
 export async function makeSession(app: TestApp, user: User): Promise<string> {
   return createSession(app.db, user.id, app.deps.now());
 }
+
+/**
+ * Forgets every failed sign-in (the throttle counts per account and per address, and all test
+ * requests come from one address), for tests that make many attempts on purpose.
+ */
+export async function resetSignInThrottle(app: Pick<TestApp, 'db'>): Promise<void> {
+  await app.db('rate_limits').where('key', 'like', 'login%').delete();
+}

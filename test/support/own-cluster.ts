@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../../src/paths';
+import { isAlive } from '../../src/db/embedded';
 
 export interface OwnCluster {
   /** URL of `database` on the cluster. */
@@ -25,15 +26,6 @@ startEmbeddedPostgres(JSON.parse(process.argv[2])).then(
   (error) => { process.stderr.write(String(error && error.stack || error)); process.exit(1); },
 );`;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Starts (initialising on first use) the cluster in `dir` on `port`, with `database` created. */
 export async function startOwnCluster(options: { dir: string; port: number; database: string }): Promise<OwnCluster> {
   const { stdout } = await promisify(execFile)(process.execPath, ['-e', START, path.join(PROJECT_ROOT, 'dist/src/db/embedded.js'), JSON.stringify(options)], {
@@ -47,9 +39,9 @@ export async function startOwnCluster(options: { dir: string; port: number; data
     async stop() {
       if (!fs.existsSync(pidFile)) return;
       const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-      if (!(pid > 0) || !alive(pid)) return;
+      if (!(pid > 0) || !isAlive(pid)) return;
       process.kill(pid, 'SIGINT');
-      for (let waited = 0; alive(pid); waited += 50) {
+      for (let waited = 0; isAlive(pid); waited += 50) {
         if (waited > 30_000) throw new Error(`PostgreSQL (pid ${pid}) did not stop`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -5,7 +5,7 @@
  * name, removes everything of the person at once, and leaves other people's data in place.
  */
 import { startTestApp, type TestApp } from '../support/app';
-import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
+import { makeClient, makeSession, makeToken, makeUser, resetSignInThrottle } from '../support/fixtures';
 import { PAGE, csrfOf, logIn, setCookie, setCookieLine } from '../support/web';
 import { loadDemoData } from '../../src/db/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
@@ -174,11 +174,9 @@ test('deleting takes the typed user name and the password; a refusal deletes not
   expect(await app.db('users').where({ id: p.user.id })).toHaveLength(1);
 });
 
-/** The throttle counts per address too, and every request here comes from one: start each count afresh. */
-const freshThrottle = () => app.db('rate_limits').where('key', 'like', 'login%').delete();
 
 test('wrong passwords are throttled as at the login form', async () => {
-  await freshThrottle();
+  await resetSignInThrottle(app);
   const p = await person();
   for (let i = 0; i < 5; i++) expect((await deleteForm(p, { password: `wrong ${i}`, confirm: p.user.username })).status).toBe(400);
   const throttled = await deleteForm(p, { password: p.password, confirm: p.user.username });
@@ -188,7 +186,7 @@ test('wrong passwords are throttled as at the login form', async () => {
 });
 
 test("deleting removes everything of the person at once; people who connected the person's app lose it but keep their data", async () => {
-  await freshThrottle();
+  await resetSignInThrottle(app);
   const p = await person();
   await withNotes(p);
   await deriveUser(app.db, p.user.id, { now: new Date() });
@@ -224,7 +222,7 @@ describe('where you are logged in', () => {
 
   /** Logs a new person in from each browser; their session cookies in the same order. */
   async function loggedInEverywhere(): Promise<{ user: User; sessions: string[] }> {
-    await freshThrottle();
+    await resetSignInThrottle(app);
     const { user, password } = await makeUser(app);
     const sessions: string[] = [];
     for (const browser of BROWSERS) {

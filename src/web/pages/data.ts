@@ -45,7 +45,7 @@ async function personOf(deps: Deps, session: Session): Promise<User> {
 function chosenDay(ctx: Koa.Context, today: string): string {
   const asked = ctx.query.date;
   if (asked === undefined || asked === '') return today;
-  if (typeof asked !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(asked) || !isSupportedDate(asked)) {
+  if (typeof asked !== 'string' || !isSupportedDate(asked)) {
     throw new HttpError(400, 'Pick a day as YYYY-MM-DD, e.g. 2026-11-22.');
   }
   return asked;
@@ -197,7 +197,7 @@ export function dataPages(router: Router, deps: Deps): void {
     assertCsrf(session, form, deps.now());
     const person = await personOf(deps, session);
     const date = field(form, 'date');
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
+    if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
     const attribute: { label: string; value_type: number } | undefined = await deps.db('attributes').where({ user_id: person.id, name: field(form, 'name') }).first('label', 'value_type');
     if (!attribute) throw notFound(`You have no attribute named ${field(form, 'name')}.`);
     const parsed = parseTypedValue(attribute.value_type, field(form, 'value'));

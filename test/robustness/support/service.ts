@@ -11,8 +11,7 @@ import { createClient, type OAuthClient } from '../../../src/domain/clients';
 import { issueTokens } from '../../../src/domain/tokens';
 import { createSession } from '../../../src/domain/sessions';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from '../../support/clusters';
-import { assertDocumented } from '../../support/contract';
-import type { CallOptions as TestCallOptions, TestApp, TestResponse } from '../../support/app';
+import { sendTestRequest, type CallOptions as TestCallOptions, type TestApp } from '../../support/app';
 
 export const SERVICE_SECRET_KEY = 'robustness-secret-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -71,44 +70,15 @@ export interface Answer<T = any> {
   ms: number;
 }
 
-export interface CallOptions {
-  bearer?: string;
-  token?: string;
-  session?: string;
-  json?: unknown;
-  form?: Record<string, string>;
-  headers?: Record<string, string>;
-  /** Fail the call (and so the test) when the answer takes longer. */
-  deadlineMs?: number;
-  /** Skip the check against the documents (pages, /readyz). */
-  unvalidated?: boolean;
-}
+/** A test app call's options, and a deadline after which the call (and so the test) fails. */
+export type CallOptions = TestCallOptions & { deadlineMs?: number };
 
-/** One HTTP call to a running service; rejects when no answer comes within the deadline. */
+/** One HTTP call to a running service, timed; rejects when no answer comes within the deadline. */
 export async function call<T = any>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = { ...(options.headers ?? {}) };
-  if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
-  if (options.token) headers.Authorization = `Token ${options.token}`;
-  if (options.session) headers.Cookie = `daybook_session=${options.session}`;
-  let body: string | undefined;
-  if (options.json !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  }
-  if (options.form) {
-    headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams(options.form).toString();
-  }
+  const { deadlineMs, ...request } = options;
   const started = Date.now();
-  const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(options.deadlineMs ?? 30_000) });
-  const text = await response.text();
-  const ms = Date.now() - started;
-  const contentType = response.headers.get('content-type') ?? '';
-  const parsed: unknown = contentType.startsWith('application/json') && text ? JSON.parse(text) : text;
-  if (!options.unvalidated) {
-    await assertDocumented({ method, path: new URL(baseUrl + path).pathname, status: response.status, contentType, body: parsed, location: response.headers.get('location') });
-  }
-  return { status: response.status, headers: response.headers, body: parsed as T, ms };
+  const answer = await sendTestRequest<T>(baseUrl, method, path, { ...request, timeoutMs: deadlineMs ?? 30_000 });
+  return { status: answer.status, headers: answer.headers, body: answer.body, ms: Date.now() - started };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -127,30 +97,7 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
  * of test/support/web.ts work against it (they only call get and post).
  */
 export function remoteApp(baseUrl: string): Pick<TestApp, 'baseUrl' | 'request' | 'get' | 'post'> {
-  async function request<T>(method: string, path: string, options: TestCallOptions = {}): Promise<TestResponse<T>> {
-    const headers: Record<string, string> = { ...(options.headers ?? {}) };
-    if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
-    if (options.token) headers.Authorization = `Token ${options.token}`;
-    const cookies = { ...(options.session ? { daybook_session: options.session } : {}), ...(options.cookies ?? {}) };
-    if (Object.keys(cookies).length > 0) headers.Cookie = Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ');
-    let body: string | Buffer | undefined = options.raw;
-    if (options.json !== undefined) {
-      headers['Content-Type'] ??= 'application/json';
-      body = JSON.stringify(options.json);
-    }
-    if (options.form) {
-      headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(options.form).toString();
-    }
-    const response = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-    const text = await response.text();
-    const contentType = response.headers.get('content-type') ?? '';
-    const parsed: unknown = contentType.startsWith('application/json') && text.length > 0 ? JSON.parse(text) : text;
-    if (!options.unvalidated) {
-      await assertDocumented({ method, path: new URL(baseUrl + path).pathname, status: response.status, contentType, body: parsed, location: response.headers.get('location') });
-    }
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
-  }
+  const request = <T>(method: string, path: string, options: TestCallOptions = {}) => sendTestRequest<T>(baseUrl, method, path, { ...options, timeoutMs: 30_000 });
   return {
     baseUrl,
     request,
