@@ -214,13 +214,15 @@ export interface paths {
          *     delta (negative to subtract), `date` is optional and defaults to the person's today (their
          *     local date in their profile's time zone). A day without a value starts from 0. Concurrent
          *     increments of the same day never lose an update. Each success item echoes what was sent, with
-         *     the `date` used, plus `current`: the day's new total.
+         *     the `date` used, plus `current`: the day's new total. Items are applied in the order sent, so
+         *     two items incrementing the same day in one request add up, each answering the total after it.
          *
          *     Each item's attribute must be owned by the calling service (otherwise `unauthorised`) and
          *     must exist (otherwise `not_found`). String (2), time-of-day (4, 6) and scale (8) attributes
-         *     cannot be incremented (the spec), nor can booleans (7), whose total would leave 0/1; and a float delta on an integer attribute fails with "Cannot apply a float
-         *     to an integer type" (`validation`); so does a total outside the attribute's range (`mood`
-         *     1-9, boolean 0 or 1, percentage 0.0-1.0). A missing field is `missing_field`, a field of the
+         *     cannot be incremented (the spec); a boolean (7) can, while its total stays 0 or 1. A float
+         *     delta on an integer attribute fails with "Cannot apply a float to an integer type"
+         *     (`validation`); so does an item whose total would leave the attribute's range (`mood` 1-9,
+         *     boolean 0 or 1, percentage 0.0-1.0): that item alone fails and the day keeps its total. A missing field is `missing_field`, a field of the
          *     wrong JSON type `invalid_type`. These are checked per item, never by request validation.
          *
          *     **Who may write.** Only an OAuth2 client (`Authorization: Bearer`); a simple token or a
@@ -296,7 +298,9 @@ export interface paths {
          * @description Gives up the calling service's ownership of attributes. Each item is `{name}`. Ownership
          *     passes to the most recently connected other service that can handle the attribute (one of its
          *     `available_services`); when there is none, the attribute becomes inactive (`active` false)
-         *     and is owned by nobody. Values already written stay.
+         *     and is owned by nobody. Values already written stay. The releasing service is no longer one
+         *     of the attribute's `available_services` (until it acquires it again), so ownership never
+         *     returns to it when another service releases the attribute.
          *
          *     An attribute owned by another service (or by nobody) fails with `unauthorised` and is left
          *     unchanged; an unknown attribute fails with `not_found`; an item without `name` with
@@ -338,14 +342,17 @@ export interface paths {
          *     (otherwise `forbidden_scope`).
          *
          *     The new attribute's `name` is derived from the label: lower-cased, each run of characters other
-         *     than `a-z` and `0-9` turned into `_`, trimmed, with `_2`, `_3`... added when the name is
-         *     taken; custom tags (group `custom`, value type 0) keep underscores for spaces. So the name may
-         *     differ from the label: read it from the response.
+         *     than `a-z` and `0-9` turned into `_`, trimmed, with `_2` added when that is a template's name
+         *     (template names stay free for the template's own attribute, so "Steps" becomes `steps_2`);
+         *     custom tags (group `custom`, value type 0) keep underscores for spaces. So the name may differ
+         *     from the label: read it from the response. Creating needs the attribute absent: running the
+         *     same create twice gives `already_exists` the second time.
          *
          *     Success items for `template` items are always full attribute objects. For the other items they
          *     are the item as sent plus the derived `name`, or full attribute objects when
          *     `success_objects` is true. An unknown template or group fails with `not_found`, a template
-         *     the person already has with `already_exists`, an item with neither `template` nor all of
+         *     or a name the person already has (or an earlier item of the request created) with
+         *     `already_exists`, an item with neither `template` nor all of
          *     `label`, `group` and `value_type` with `missing_field`, an unknown `value_type` with
          *     `validation`.
          *
@@ -981,8 +988,8 @@ export interface components {
          * @description One item of an increment: a delta added to the day's value (a day without a value starts from
          *     0). The attribute must be owned by the calling service, in a group its token may write (or
          *     manual, with `manual_write`). String (2), time-of-day (4, 6) and scale (8) attributes cannot be
-         *     incremented, and a float delta on an integer attribute fails with "Cannot apply a float to an
-         *     integer type". A problem fails this item alone, with an `error_code`; it never rejects the
+         *     incremented; a boolean (7) can, while its total stays 0 or 1. A float delta on an integer
+         *     attribute fails with "Cannot apply a float to an integer type". A problem fails this item alone, with an `error_code`; it never rejects the
          *     request.
          * @example {
          *       "name": "steps",
@@ -1120,9 +1127,11 @@ export interface components {
          *     existing group name) and `value_type`, and optionally `manual` (default true). The token must be
          *     allowed to write the group, and manual attributes need `manual_write` whatever their group. The
          *     created attribute's `name` is derived from the label: lower-cased, each run of characters other
-         *     than `a-z` and `0-9` turned into `_`, trimmed, with `_2`, `_3`... added on a clash; custom tags
-         *     keep underscores for spaces. An attribute the person already has fails with `already_exists`. A
-         *     problem fails this item alone, with an `error_code`.
+         *     than `a-z` and `0-9` turned into `_`, trimmed, with `_2` added when that is a template's name
+         *     (template names stay free for the template's own attribute); custom tags keep underscores for
+         *     spaces. Creating needs the attribute absent: a template or a name the person already has (or
+         *     that an earlier item of the same request created) fails with `already_exists`. A problem fails
+         *     this item alone, with an `error_code`.
          * @example {
          *       "label": "Cups of tea",
          *       "group": "food",

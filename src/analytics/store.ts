@@ -122,14 +122,19 @@ export async function pendingChanges(trx: Knex.Transaction, userId: number): Pro
 
 /**
  * Deletes the changes the run saw, unless they were recorded again since (a newer changed_at):
- * those stay for the next run.
+ * those stay for the next run. The rows are locked in date order first, the order in which batch
+ * writes record their days (domain/writes/values.ts), so the two never wait on each other in a cycle.
  */
 export async function drainChanges(trx: Knex.Transaction, userId: number, seen: SeenChange[]): Promise<void> {
   if (seen.length === 0) return;
   await trx.raw(
     `delete from value_changes c
-      using jsonb_to_recordset(?::jsonb) as s(date date, changed_at timestamptz)
-      where c.user_id = ? and c.date = s.date and c.changed_at = s.changed_at`,
-    [JSON.stringify(seen), userId],
+      using (select v.date from value_changes v
+               join jsonb_to_recordset(?::jsonb) as s(date date, changed_at timestamptz) on v.date = s.date and v.changed_at = s.changed_at
+              where v.user_id = ?
+              order by v.date
+                for update of v) as locked
+      where c.user_id = ? and c.date = locked.date`,
+    [JSON.stringify(seen), userId, userId],
   );
 }

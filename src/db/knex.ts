@@ -149,3 +149,11 @@ function withAnswerDeadline(query: Promise<unknown>, connection: PgConnection, l
   });
   return Promise.race([query, deadline]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * A JS array bound as ONE PostgreSQL array parameter (write `?::bigint[]`, `?::date[]`…): pg turns
+ * it into an array literal, nulls included. Knex's types only know arrays of strings or numbers.
+ */
+export function sqlArray(values: ReadonlyArray<string | number | boolean | null>): Knex.Value {
+  return values as unknown as Knex.Value;
+}

@@ -10,11 +10,11 @@ import type { Knex } from 'knex';
 import { MANUAL_SERVICE } from '../db/catalogue';
 import { accessFor, WRITE_SCOPES } from './scopes';
 import { localDate } from './time';
-import { runBatch, type Item } from './writes/batch';
+import type { BatchResult, FailedItem } from './writes/batch';
 import type { WriteContext } from './writes/context';
-import { acquireAttribute } from './writes/ownership';
-import { createAttribute } from './writes/create';
-import { updateValue } from './writes/values';
+import { acquireAttributes } from './writes/ownership';
+import { createAttributes } from './writes/create';
+import { updateValues } from './writes/values';
 
 /** Daybook's built-in manual-tracking service may write every group (it writes only what the person types). */
 const MANUAL_ACCESS = accessFor(WRITE_SCOPES);
@@ -33,10 +33,14 @@ async function manualContext(db: Knex, person: { id: number; timezone: string },
 /** The outcome of one change made by hand: the attribute's name, or the rule's sentence. */
 export type ManualResult = { ok: true; name: string } | { ok: false; problem: string };
 
-async function applyOne(db: Knex, item: Item, apply: (trx: Knex.Transaction, item: Item, index: number) => Promise<string>): Promise<ManualResult> {
-  const { success, failed } = await runBatch(db, [item], apply);
-  if (success.length === 1) return { ok: true, name: success[0] };
-  return { ok: false, problem: failed[0].error.replace(/^Item 0:? /, '') };
+/** A failed item's sentence for a person: the batch's "Item 0:" prefix means nothing on a page. */
+function problemOf(failed: FailedItem): string {
+  return failed.error.replace(/^Item \d+:? /, '');
+}
+
+function single(result: BatchResult<string>): ManualResult {
+  if (result.success.length === 1) return { ok: true, name: result.success[0] };
+  return { ok: false, problem: problemOf(result.failed[0]) };
 }
 
 /** What the person asks to track by hand: a template, or an attribute of their own design. */
@@ -49,24 +53,27 @@ export type TrackRequest = { template: string } | { label: string; group: string
  */
 export async function trackByHand(db: Knex, person: { id: number; timezone: string }, request: TrackRequest, now: Date): Promise<ManualResult> {
   const context = await manualContext(db, person, now);
-  if ('template' in request) {
-    return applyOne(db, { template: request.template, manual: true }, (trx, item, index) => acquireAttribute(trx, context, item, index));
-  }
-  return applyOne(db, { label: request.label, group: request.group, value_type: request.valueType, manual: true }, async (trx, item, index) =>
-    (await createAttribute(trx, context, item, index)).attribute.name,
-  );
+  if ('template' in request) return single(await acquireAttributes(db, context, [{ template: request.template, manual: true }]));
+  const created = await createAttributes(db, context, [{ label: request.label, group: request.group, value_type: request.valueType, manual: true }]);
+  return single({ success: created.success.map((entry) => entry.attribute.name), failed: created.failed });
 }
 
-/** Sets a day's value of an attribute Daybook owns (typed by the person; see web/values.ts for reading the form). */
-export async function setValueByHand(
-  db: Knex,
-  person: { id: number; timezone: string },
-  input: { name: string; date: string; value: number | string },
-  now: Date,
-): Promise<ManualResult> {
+/** A day's value typed by the person (see web/values.ts for reading the form). */
+export interface ValueByHand {
+  name: string;
+  date: string;
+  value: number | string;
+}
+
+/**
+ * Sets days' values of attributes Daybook owns: the whole form in one batch, one transaction,
+ * through the same write rules as any app. Answers each value's outcome in the order given.
+ */
+export async function setValuesByHand(db: Knex, person: { id: number; timezone: string }, values: ValueByHand[], now: Date): Promise<ManualResult[]> {
   const context = await manualContext(db, person, now);
-  return applyOne(db, { name: input.name, date: input.date, value: input.value }, async (trx, item, index) => {
-    await updateValue(trx, context, item, index);
-    return input.name;
-  });
+  const items = values.map((v) => ({ name: v.name, date: v.date, value: v.value }));
+  const result = await updateValues(db, context, items);
+  // An update's success is the item sent; the failures come in the order sent, after their own kind.
+  const failures = result.failed[Symbol.iterator]();
+  return items.map((item) => (result.success.includes(item) ? { ok: true, name: item.name } : { ok: false, problem: problemOf(failures.next().value!) }));
 }

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type PgBoss from 'pg-boss';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { QUEUES } from '../analytics/jobs';
+import { batchDeadlockRetries } from '../domain/writes/batch';
 import { unauthorized } from './errors';
 import { UNMATCHED_ROUTE } from './openapi';
 
@@ -83,6 +84,15 @@ export function createMetrics(options: MetricsOptions): Metrics {
     name: `${PREFIX}rate_limited_total`,
     help: 'Requests answered 429 Too Many Requests (the API rate limit and the login throttle).',
     registers: [registry],
+  });
+  new Counter({
+    name: `${PREFIX}batch_deadlock_retries_total`,
+    help: 'Batch-write transactions run again after PostgreSQL broke a deadlock (batches lock in a fixed order, so this stays 0 unless something else holds their rows).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(batchDeadlockRetries());
+    },
   });
   new Gauge({
     name: `${PREFIX}db_pool_connections`,

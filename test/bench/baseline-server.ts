@@ -103,10 +103,13 @@ function main(): void {
           ];
         }
         case 'POST /api/2/attributes/update/':
-        case 'POST /api/2/attributes/increment/': {
+        case 'POST /api/2/attributes/increment/':
+        case 'POST /api/2/attributes/acquire/':
+        case 'POST /api/2/attributes/create/': {
           const items = (await readJson(req)) as Array<Record<string, unknown>>;
           const writer = { userId: caller.userId, clientPk: caller.clientPk, today };
-          const result = route.includes('update') ? await q.update(pool, writer, items, now) : await q.increment(pool, writer, items, now);
+          const write = { update: q.update, increment: q.increment, acquire: q.acquire, create: q.create }[url.pathname.split('/')[4] as 'update'];
+          const result = await write(pool, writer, items, now);
           return [result.failed.length === 0 ? 200 : 202, result];
         }
         default:

@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     if (!options.skipDerive) derive = await benchDerive(url, await datasetUsers(url), { now, runs: 5 });
     const fixtures = await createFixtures(url, options.tokens, now);
     say(`Callers: ${fixtures.tokens.length} tokens of the bench service, spread over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users`);
-    const scenarios = allScenarios(load.spec.endDate).filter((s) => options.scenarios.includes(s.name));
+    const scenarios = allScenarios(load.spec.endDate, load.spec.attributes).filter((s) => options.scenarios.includes(s.name));
     const cpuProfileDir = options.cpuProf ? path.join(PROJECT_ROOT, 'test', 'bench', 'results', `profiles-${stamp}`) : undefined;
     const main = await measureDataset({
       label: `main-${options.users}`,

@@ -6,7 +6,7 @@
  * coarse for answers of one or two), from which the percentiles are taken.
  */
 import autocannon from 'autocannon';
-import type { Scenario } from './scenarios';
+import { nextBody, type Scenario } from './scenarios';
 
 export interface DriveResult {
   /** Answers received with the expected status (200). */
@@ -35,7 +35,7 @@ export async function drive(input: { port: number; scenario: Scenario; tokens: s
   const { scenario, tokens } = input;
   const headers = tokens.map((token) => ({
     authorization: `Bearer ${token}`,
-    ...(scenario.body ? { 'content-type': 'application/json' } : {}),
+    ...(scenario.body || scenario.bodyFor ? { 'content-type': 'application/json' } : {}),
   }));
   let next = Math.floor(Math.random() * tokens.length);
   let latencies = new Float64Array(1 << 16);
@@ -58,6 +58,7 @@ export async function drive(input: { port: number; scenario: Scenario; tokens: s
             body: scenario.body,
             setupRequest: (request) => {
               request.headers = headers[next];
+              if (scenario.bodyFor) request.body = nextBody(scenario);
               next = (next + 1) % headers.length;
               return request;
             },

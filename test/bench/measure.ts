@@ -10,7 +10,8 @@ import { PROJECT_ROOT } from '../../src/paths';
 import { drive } from './drive';
 import type { Fixtures } from './fixtures';
 import { acquireWriteAttributes, checkSameAnswers } from './check';
-import type { Scenario } from './scenarios';
+import { CREATED_LABEL_PREFIX, type Scenario } from './scenarios';
+import { withClient } from './database';
 import { cpuMeter, peakRss, resetPeakRss } from './resources';
 import { daybookEnv, startBaseline, startDaybook, type RunningServer } from './services';
 import { say } from './progress';
@@ -44,6 +45,12 @@ export interface MeasureOutput {
 }
 
 const LOG_DIR = path.join(PROJECT_ROOT, '.data', 'bench', 'logs');
+
+/** The create scenario's attributes go again, so a reused dataset stays as it was loaded. */
+async function removeCreatedAttributes(url: string): Promise<void> {
+  const removed = await withClient(url, (client) => client.query('delete from attributes where label like $1', [`${CREATED_LABEL_PREFIX} %`]));
+  say(`Removed the ${removed.rowCount ?? 0} attributes the create scenario made.`);
+}
 
 export async function measureDataset(input: MeasureInput): Promise<MeasureOutput> {
   const tokensFile = path.join(PROJECT_ROOT, '.data', 'bench', `tokens-${input.label}.json`);
@@ -99,6 +106,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
         }
       }
     }
+    if (input.scenarios.some((s) => s.name === 'create')) await removeCreatedAttributes(input.databaseUrl);
     return { cells, startupPeakRss, daybookEnv: { ...env, SECRET_KEY: '(random for the run)', DATABASE_URL: '(the dataset database)' } };
   } finally {
     forget();

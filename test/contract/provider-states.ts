@@ -16,10 +16,10 @@ import { issueTokens, type TokenResponse } from '../../src/domain/tokens';
 import { issueAuthorisationCode } from '../../src/domain/grants';
 import { accessFor } from '../../src/domain/scopes';
 import { addDays, localDate } from '../../src/domain/time';
-import { runBatch, type Item } from '../../src/domain/writes/batch';
+import type { BatchResult, Item } from '../../src/domain/writes/batch';
 import type { WriteContext } from '../../src/domain/writes/context';
-import { acquireAttribute } from '../../src/domain/writes/ownership';
-import { updateValue } from '../../src/domain/writes/values';
+import { acquireAttributes } from '../../src/domain/writes/ownership';
+import { updateValues } from '../../src/domain/writes/values';
 import { loadDemoData } from '../../src/db/demo-data';
 import { deriveUser, generateInsights } from '../../src/analytics/derive';
 
@@ -94,10 +94,10 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
   }
 
   /** Runs batch items as `service` through the write rules; fails loudly if any item fails. */
-  async function write(service: Service, apply: (trx: Knex.Transaction, context: WriteContext, item: Item, index: number) => Promise<unknown>, items: Item[]) {
+  async function write(service: Service, apply: (db: Knex, context: WriteContext, items: Item[]) => Promise<BatchResult<unknown>>, items: Item[]) {
     const user = await person();
     const context: WriteContext = { userId: user.id, clientPk: service.client.id, access: accessFor(service.scopes), now: now(), today: await today() };
-    const result = await runBatch(db, items, (trx, item, index) => apply(trx, context, item, index));
+    const result = await apply(db, context, items);
     if (result.failed.length > 0) throw new Error(`Seeding failed: ${JSON.stringify(result.failed)}`);
   }
 
@@ -128,8 +128,8 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
 
     async [STATES.fortnight]() {
       const service = await stepCounter();
-      await write(service, acquireAttribute, [{ template: 'steps' }, { template: 'sleep' }]);
-      await write(service, updateValue, [...(await daily('steps', 14, (ago) => 8000 + 37 * ago)), ...(await daily('sleep', 14, (ago) => 420 + ago))]);
+      await write(service, acquireAttributes, [{ template: 'steps' }, { template: 'sleep' }]);
+      await write(service, updateValues, [...(await daily('steps', 14, (ago) => 8000 + 37 * ago)), ...(await daily('sleep', 14, (ago) => 420 + ago))]);
       return undefined;
     },
 
@@ -142,32 +142,32 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
 
     async [STATES.recordHigh]() {
       const service = await stepCounter();
-      await write(service, acquireAttribute, [{ template: 'steps' }]);
-      await write(service, updateValue, await daily('steps', 400, (ago) => (ago === 0 ? undefined : ago === 1 ? 12000 : 8000)));
+      await write(service, acquireAttributes, [{ template: 'steps' }]);
+      await write(service, updateValues, await daily('steps', 400, (ago) => (ago === 0 ? undefined : ago === 1 ? 12000 : 8000)));
       await generateInsights(db, (await person()).id, { now: now() });
       return undefined;
     },
 
     async [STATES.ownsSteps]() {
-      await write(await consumerClient(), acquireAttribute, [{ template: 'steps' }]);
+      await write(await consumerClient(), acquireAttributes, [{ template: 'steps' }]);
       return undefined;
     },
 
     async [STATES.walkedToday]() {
-      await write(await consumerClient(), updateValue, [{ name: 'steps', date: await today(), value: 4000 }]);
+      await write(await consumerClient(), updateValues, [{ name: 'steps', date: await today(), value: 4000 }]);
       return undefined;
     },
 
     async [STATES.otherOwnsSleep]() {
       const sleepTracker = await connectedService('Sleep Tracker', ['sleep_read', 'sleep_write']);
-      await write(sleepTracker, acquireAttribute, [{ template: 'sleep' }]);
+      await write(sleepTracker, acquireAttributes, [{ template: 'sleep' }]);
       return undefined;
     },
 
     async [STATES.gap]() {
       const service = await stepCounter();
-      await write(service, acquireAttribute, [{ template: 'steps' }]);
-      await write(service, updateValue, await daily('steps', 3, (ago) => [9000, undefined, 7000][ago]));
+      await write(service, acquireAttributes, [{ template: 'steps' }]);
+      await write(service, updateValues, await daily('steps', 3, (ago) => [9000, undefined, 7000][ago]));
       return undefined;
     },
 

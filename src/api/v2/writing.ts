@@ -4,18 +4,17 @@
  * body is an array of at most 35 objects and that the caller is an OAuth2 client.
  */
 import type Koa from 'koa';
-import type { Knex } from 'knex';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { accessFor } from '../../domain/scopes';
 import { principalToday } from '../../domain/time';
 import { attributeObject, selectAttributes, type AttributeObject, type AttributeRow } from '../../domain/attributes';
-import { runBatch, type BatchResult, type Item } from '../../domain/writes/batch';
+import type { BatchResult, Item } from '../../domain/writes/batch';
 import type { WriteContext } from '../../domain/writes/context';
-import { incrementValue, updateValue } from '../../domain/writes/values';
-import { acquireAttribute, releaseAttribute } from '../../domain/writes/ownership';
-import { createAttribute, type Created } from '../../domain/writes/create';
+import { incrementValues, updateValues } from '../../domain/writes/values';
+import { acquireAttributes, releaseAttributes } from '../../domain/writes/ownership';
+import { createAttributes, type Created } from '../../domain/writes/create';
 import { queryFlag } from '../../http/query';
 
 async function writeContext(deps: Deps, principal: Principal): Promise<WriteContext> {
@@ -43,24 +42,26 @@ async function attributeObjects(deps: Deps, userId: number, names: string[]): Pr
 }
 
 export function writingHandlers(deps: Deps) {
-  /** Runs the request's items through `apply`, one transaction each. */
-  async function batch<S>(ctx: Koa.Context, apply: (trx: Knex.Transaction, context: WriteContext, item: Item, index: number) => Promise<S>): Promise<BatchResult<S>> {
-    const context = await writeContext(deps, ctx.state.principal as Principal);
-    return runBatch(deps.db, ctx.request.body as Item[], (trx, item, index) => apply(trx, context, item, index));
+  /** The request's writer and items (validation made sure the body is an array of at most 35 objects). */
+  async function batchOf(ctx: Koa.Context): Promise<{ context: WriteContext; items: Item[] }> {
+    return { context: await writeContext(deps, ctx.state.principal as Principal), items: ctx.request.body as Item[] };
   }
   const userOf = (ctx: Koa.Context) => (ctx.state.principal as Principal).userId;
 
   return {
     async updateAttributeValues(_c: ApiContext, ctx: Koa.Context): Promise<void> {
-      answer(ctx, await batch(ctx, updateValue));
+      const { context, items } = await batchOf(ctx);
+      answer(ctx, await updateValues(deps.db, context, items));
     },
 
     async incrementAttributeValues(_c: ApiContext, ctx: Koa.Context): Promise<void> {
-      answer(ctx, await batch(ctx, incrementValue));
+      const { context, items } = await batchOf(ctx);
+      answer(ctx, await incrementValues(deps.db, context, items));
     },
 
     async acquireAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const result = await batch(ctx, acquireAttribute);
+      const { context, items } = await batchOf(ctx);
+      const result = await acquireAttributes(deps.db, context, items);
       if (queryFlag(c, 'success_objects')) {
         const objects = await attributeObjects(deps, userOf(ctx), result.success);
         answer(ctx, { success: result.success.map((name) => objects.get(name)), failed: result.failed });
@@ -70,15 +71,14 @@ export function writingHandlers(deps: Deps) {
     },
 
     async releaseAttributes(_c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const result = await batch(ctx, releaseAttribute);
+      const { context, items } = await batchOf(ctx);
+      const result = await releaseAttributes(deps.db, context, items);
       answer(ctx, { success: result.success.map((name) => ({ name })), failed: result.failed });
     },
 
     async createAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const result = await batch(ctx, async (trx, context, item, index): Promise<Created & { item: Item }> => ({
-        item,
-        ...(await createAttribute(trx, context, item, index)),
-      }));
+      const { context, items } = await batchOf(ctx);
+      const result = await createAttributes(deps.db, context, items);
       // Template items are always answered with the full attribute (the spec), others on request.
       const full = queryFlag(c, 'success_objects');
       const wantsObject = (entry: Created) => full || entry.fromTemplate;

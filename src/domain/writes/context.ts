@@ -4,7 +4,7 @@
  * or manual attributes with `manual_write`. Checks use the attribute's current group.
  */
 import type { Knex } from 'knex';
-import { PREPARED } from '../../db/knex';
+import { PREPARED, sqlArray } from '../../db/knex';
 import type { Access } from '../scopes';
 import { ItemError } from './batch';
 
@@ -49,14 +49,28 @@ export function requireWriteScope(access: Access, attribute: { name: string; gro
 }
 
 /**
- * The person's attribute `name`, locked for the rest of the item's transaction, or `not_found`.
- * Value writes take a share lock (they may run side by side; an ownership change waits for them),
- * ownership changes an update lock (one at a time, so two acquires end with one owner).
+ * How a batch locks the attributes it names, for the rest of its transaction. Value writes take a
+ * share lock (they run side by side; an ownership change waits for them); ownership changes take
+ * an update lock (one at a time, so two acquires end with one owner).
  */
-export async function lockAttribute(trx: Knex.Transaction, userId: number, name: string, mode: 'share' | 'update'): Promise<WritableAttribute> {
-  const query = trx('attributes').where({ user_id: userId, name }).options(PREPARED);
-  const locked = mode === 'share' ? query.forShare() : query.forUpdate();
-  const attribute = await locked.first<WritableAttribute | undefined>(WRITABLE_COLUMNS);
+export type AttributeLock = 'share' | 'update';
+
+/**
+ * The person's attributes among `names`, by name, locked in one statement. Rows are locked in id
+ * order, so two batches naming the same attributes in different orders never wait on each other
+ * in a cycle. Names the person lacks are simply absent from the map.
+ */
+export async function lockAttributes(trx: Knex.Transaction, userId: number, names: Iterable<string>, mode: AttributeLock): Promise<Map<string, WritableAttribute>> {
+  const wanted = [...new Set(names)];
+  if (wanted.length === 0) return new Map();
+  const query = trx('attributes').where('user_id', userId).whereRaw('name = any(?::text[])', [sqlArray(wanted)]).orderBy('id').options(PREPARED);
+  const rows: WritableAttribute[] = await (mode === 'share' ? query.forShare() : query.forUpdate()).select(WRITABLE_COLUMNS);
+  return new Map(rows.map((row) => [row.name, row]));
+}
+
+/** The named attribute from a batch's locked rows, or `not_found`. */
+export function foundAttribute(attributes: ReadonlyMap<string, WritableAttribute>, name: string): WritableAttribute {
+  const attribute = attributes.get(name);
   if (!attribute) throw new ItemError('not_found', `There is no attribute named ${name}.`);
   return attribute;
 }
@@ -68,10 +82,16 @@ export function requireOwner(context: WriteContext, attribute: WritableAttribute
   }
 }
 
-/** Records that the service can handle the attribute (DESIGN: it acquired it before). */
-export async function rememberService(trx: Knex.Transaction, context: WriteContext, attributeId: number): Promise<void> {
-  await trx('attribute_services')
-    .insert({ user_id: context.userId, attribute_id: attributeId, client_pk: context.clientPk, acquired_at: context.now })
-    .onConflict(['user_id', 'attribute_id', 'client_pk'])
-    .merge({ acquired_at: context.now });
+/** Records, in one statement, that the service can handle these attributes (DESIGN: it acquired them before). */
+export async function rememberServices(trx: Knex.Transaction, context: WriteContext, attributeIds: Iterable<number>): Promise<void> {
+  const ids = [...new Set(attributeIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return;
+  await trx
+    .raw(
+      `insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
+       select ?, id, ?, ? from unnest(?::bigint[]) as id order by id
+       on conflict (user_id, attribute_id, client_pk) do update set acquired_at = excluded.acquired_at`,
+      [context.userId, context.clientPk, context.now, sqlArray(ids)],
+    )
+    .options(PREPARED);
 }

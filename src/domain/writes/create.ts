@@ -2,20 +2,19 @@
  * Creating attributes: from a template, or from a label, an existing group and a value type
  * (manual by default). The new attribute belongs to the calling service. A created attribute's
  * name derives from its label (DESIGN): lower-cased, runs of characters other than a-z and 0-9
- * turned into `_`, trimmed, `_2`, `_3`… on a clash; a custom tag keeps underscores for spaces.
+ * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
+ * underscores for spaces.
  */
 import type { Knex } from 'knex';
 import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../db/catalogue';
-import { type Item, ItemError, optionalBooleanField, requireFields, stringField } from './batch';
-import { rememberService, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
-import { createFromTemplate, templateNamed } from './ownership';
+import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
+import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
+import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
 import { CUSTOM_GROUP, TAG_PRIORITY } from './custom-tags';
 
 export const LABEL_MAX_LENGTH = 100;
 /** Priority of created attributes that are not tags: below 10, so they are shown by default. */
 export const CREATED_PRIORITY = 5;
-/** How many `_N` suffixes to try before giving up on a name. */
-const MAX_SUFFIX = 1000;
 
 /** The name a label gives, before clash suffixes. */
 export function nameFromLabel(label: string): string {
@@ -45,59 +44,88 @@ function checkCustomItem(item: Item, index: number): { label: string; group: str
 }
 
 /**
- * Inserts the attribute under the first free name from its label; concurrent creates take the next
- * suffix. Template names stay free for the template's own attribute, so "Steps" becomes `steps_2`.
+ * The name a created attribute gets from its label (DESIGN): the label's name, except that a
+ * template's name stays free for the template's own attribute, so "Steps" becomes `steps_2`.
  */
-async function insertWithFreeName(trx: Knex.Transaction, context: WriteContext, row: Record<string, unknown>, base: string): Promise<WritableAttribute> {
-  for (let suffix = TEMPLATES_BY_NAME.has(base) ? 2 : 1; suffix <= MAX_SUFFIX; suffix++) {
-    const name = suffix === 1 ? base : `${base}_${suffix}`;
-    const [created] = await trx('attributes')
-      .insert({ ...row, user_id: context.userId, name })
-      .onConflict(['user_id', 'name'])
-      .ignore()
-      .returning<WritableAttribute[]>(WRITABLE_COLUMNS);
-    if (created) return created;
-  }
-  throw new ItemError('validation', `Too many attributes are named after "${base}".`);
+export function createdName(label: string): string {
+  const base = nameFromLabel(label);
+  if (!TEMPLATES_BY_NAME.has(base)) return base;
+  let suffix = 2;
+  while (TEMPLATES_BY_NAME.has(`${base}_${suffix}`)) suffix++;
+  return `${base}_${suffix}`;
 }
 
 export interface Created {
   attribute: WritableAttribute;
   /** A template item: answered with the full attribute object whatever `success_objects` says. */
   fromTemplate: boolean;
+  /** The item as sent (a label item is answered with it and its name). */
+  item: Item;
 }
 
-/** One create item. */
-export async function createAttribute(trx: Knex.Transaction, context: WriteContext, item: Item, index: number): Promise<Created> {
+/** A create item after the checks that need no database: the row it would insert. */
+interface CreateTarget {
+  index: number;
+  row: AttributeRow;
+  fromTemplate: boolean;
+}
+
+function checkCreateItem(item: Item, index: number, context: WriteContext): CreateTarget {
   const manual = optionalBooleanField(item, index, 'manual') ?? true;
   if ('template' in item) {
     const template = templateNamed(stringField(item, index, 'template'));
     requireWriteScope(context.access, { name: template.name, group_name: template.group, manual });
-    const { attribute, created } = await createFromTemplate(trx, context, template.name, manual);
-    if (!created) throw new ItemError('already_exists', `Attribute ${template.name} already exists: acquire it instead.`);
-    await rememberService(trx, context, attribute.id);
-    return { attribute, fromTemplate: true };
+    return { index, row: templateAttributeRow(context, template, manual), fromTemplate: true };
   }
   const { label, group, valueType } = checkCustomItem(item, index);
-  const base = nameFromLabel(label);
-  requireWriteScope(context.access, { name: base, group_name: group, manual });
+  const name = createdName(label);
+  requireWriteScope(context.access, { name, group_name: group, manual });
   const isTag = group === CUSTOM_GROUP && valueType === 0;
-  const attribute = await insertWithFreeName(
-    trx,
-    context,
-    {
-      label,
-      template_name: null,
-      group_name: group,
-      value_type: valueType,
-      priority: isTag ? TAG_PRIORITY : CREATED_PRIORITY,
-      manual,
-      active: true,
-      owner_client_pk: context.clientPk,
-      created_at: context.now,
-    },
-    base,
-  );
-  await rememberService(trx, context, attribute.id);
-  return { attribute, fromTemplate: false };
+  const row: AttributeRow = {
+    user_id: context.userId,
+    name,
+    label,
+    template_name: null,
+    group_name: group,
+    value_type: valueType,
+    priority: isTag ? TAG_PRIORITY : CREATED_PRIORITY,
+    manual,
+    active: true,
+    owner_client_pk: context.clientPk,
+    created_at: context.now,
+  };
+  return { index, row, fromTemplate: false };
+}
+
+function alreadyExists(target: CreateTarget): ItemError {
+  const hint = target.fromTemplate ? ': acquire it instead' : '';
+  return new ItemError('already_exists', `Attribute ${target.row.name} already exists${hint}.`);
+}
+
+/**
+ * `POST /api/2/attributes/create/`: items from a template, or a label, an existing group and a
+ * value type (manual by default). Creating needs the attribute absent (the spec's state table): a
+ * name the person already has, or one an earlier item of the batch takes, fails `already_exists`.
+ * One insert of every new attribute, one record of the services that can handle them.
+ */
+export async function createAttributes(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Created>> {
+  const checked = checkEach(items, (item, index) => checkCreateItem(item, index, context));
+  const targets = passed(checked);
+  if (targets.length === 0) return outcomesAfter<Created>(items, checked).result();
+  return inBatchTransaction(db, async (trx) => {
+    const outcomes = outcomesAfter<Created>(items, checked);
+    const first = new Map<string, CreateTarget>();
+    for (const target of targets) {
+      if (first.has(target.row.name)) outcomes.fail(target.index, alreadyExists(target));
+      else first.set(target.row.name, target);
+    }
+    const created = await insertAttributes(trx, [...first.values()].map((t) => t.row));
+    for (const target of first.values()) {
+      const attribute = created.get(target.row.name);
+      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: items[target.index] });
+      else outcomes.fail(target.index, alreadyExists(target));
+    }
+    await rememberServices(trx, context, [...created.values()].map((a) => a.id));
+    return outcomes.result();
+  });
 }

@@ -6,6 +6,7 @@
  * until it fits 250 characters.
  */
 import type { Knex } from 'knex';
+import { PREPARED, sqlArray } from '../../db/knex';
 import type { WritableAttribute, WriteContext } from './context';
 
 export const CUSTOM_GROUP = 'custom';
@@ -26,44 +27,79 @@ export function customText(tagNames: string[]): string {
   return text.length > CUSTOM_STRING_MAX_LENGTH ? text.slice(0, CUSTOM_STRING_MAX_LENGTH) : text;
 }
 
-/**
- * Rewrites the day's `custom` string after a tag changed. The `custom` attribute is created (owned
- * by the writing service) when the person lacks it and a tag is used; a day that had text and lost
- * its last tag gets an empty text, since a value is never set back to null.
- */
-export async function refreshCustomText(trx: Knex.Transaction, context: WriteContext, date: string): Promise<void> {
-  const tags = await trx('attribute_values as v')
-    .join('attributes as a', function joinAttribute() {
-      this.on('a.user_id', 'v.user_id').andOn('a.id', 'v.attribute_id');
+interface DayTagRow {
+  /** 0: the person's `custom` attribute itself (date null); 1: a day's tag or text. */
+  part: number;
+  date: string | null;
+  name: string;
+  attribute_id: number;
+  /** The row is the day's custom text, not a tag. */
+  is_text: boolean;
+}
+
+/** Creates the person's `custom` attribute (owned by the writing service); answers its id. */
+async function createCustomAttribute(trx: Knex.Transaction, context: WriteContext): Promise<number> {
+  const [created] = await trx('attributes')
+    .insert({
+      user_id: context.userId,
+      name: CUSTOM_STRING_TEMPLATE,
+      label: 'Custom tags',
+      template_name: CUSTOM_STRING_TEMPLATE,
+      group_name: CUSTOM_GROUP,
+      value_type: 2,
+      priority: 1,
+      manual: false,
+      owner_client_pk: context.clientPk,
     })
-    .where({ 'v.user_id': context.userId, 'v.date': date, 'a.group_name': CUSTOM_GROUP, 'a.value_type': 0, 'v.value_num': 1 })
-    .where('a.priority', '>=', TAG_PRIORITY)
-    .orderBy([{ column: 'v.updated_at' }, { column: 'a.name' }])
-    .select<Array<{ name: string }>>('a.name');
-  let custom = await trx('attributes').where({ user_id: context.userId, name: CUSTOM_STRING_TEMPLATE }).first<{ id: number } | undefined>('id');
-  if (!custom && tags.length === 0) return;
-  if (!custom) {
-    [custom] = await trx('attributes')
-      .insert({
-        user_id: context.userId,
-        name: CUSTOM_STRING_TEMPLATE,
-        label: 'Custom tags',
-        template_name: CUSTOM_STRING_TEMPLATE,
-        group_name: CUSTOM_GROUP,
-        value_type: 2,
-        priority: 1,
-        manual: false,
-        owner_client_pk: context.clientPk,
-      })
-      .onConflict(['user_id', 'name'])
-      .merge(['user_id'])
-      .returning('id');
+    .onConflict(['user_id', 'name'])
+    .ignore()
+    .returning<Array<{ id: number }>>('id');
+  if (created) return created.id;
+  // Made meanwhile by another writer (the insert waited for it to commit): no lock taken on it.
+  return (await trx('attributes').where({ user_id: context.userId, name: CUSTOM_STRING_TEMPLATE }).first<{ id: number }>('id')).id;
+}
+
+/**
+ * Rewrites the `custom` text of the days whose tags changed, after the batch wrote them (the
+ * caller holds those days' locks). One read of the `custom` attribute and the days' tags and
+ * texts, one upsert of the texts. The `custom` attribute is created when the person lacks it and
+ * a tag is used; a day that had text and lost its last tag gets an empty text, since a value is
+ * never set back to null.
+ */
+export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteContext, dates: Iterable<string>): Promise<void> {
+  const days = [...new Set(dates)].sort();
+  const { rows } = await trx
+    .raw(
+      `(select 0 as part, null::date as date, a.name, a.id as attribute_id, false as is_text, null::timestamptz as updated_at
+          from attributes a where a.user_id = ? and a.name = ?)
+       union all
+       (select 1, v.date, a.name, a.id, a.name = ?, v.updated_at
+          from attribute_values v
+          join attributes a on a.user_id = v.user_id and a.id = v.attribute_id
+         where v.user_id = ? and v.date = any(?::date[])
+           and ((a.group_name = ? and a.value_type = 0 and a.priority >= ? and v.value_num = 1) or a.name = ?))
+       order by part, date, updated_at, name`,
+      [context.userId, CUSTOM_STRING_TEMPLATE, CUSTOM_STRING_TEMPLATE, context.userId, sqlArray(days), CUSTOM_GROUP, TAG_PRIORITY, CUSTOM_STRING_TEMPLATE],
+    )
+    .options(PREPARED);
+  const tagsOf = new Map<string, string[]>(days.map((date) => [date, []]));
+  const withText = new Set<string>();
+  let customId: number | undefined;
+  for (const row of rows as DayTagRow[]) {
+    if (row.part === 0) customId = row.attribute_id;
+    else if (row.is_text) withText.add(row.date!);
+    else tagsOf.get(row.date!)!.push(row.name);
   }
-  const text = customText(tags.map((tag) => tag.name));
-  const existing = await trx('attribute_values').where({ user_id: context.userId, attribute_id: custom!.id, date }).first('date');
-  if (!existing && text === '') return;
-  await trx('attribute_values')
-    .insert({ user_id: context.userId, attribute_id: custom!.id, date, value_num: null, value_text: text, updated_at: context.now })
-    .onConflict(['user_id', 'attribute_id', 'date'])
-    .merge(['value_num', 'value_text', 'updated_at']);
+  const texts = days.filter((date) => withText.has(date) || tagsOf.get(date)!.length > 0).map((date) => ({ date, text: customText(tagsOf.get(date)!) }));
+  if (texts.length === 0) return;
+  customId ??= await createCustomAttribute(trx, context);
+  await trx
+    .raw(
+      `insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+       select ?, ?, t.date, null, t.text, ? from unnest(?::date[], ?::text[]) with ordinality as t(date, text, position) order by t.position
+       on conflict (user_id, attribute_id, date)
+       do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`,
+      [context.userId, customId, context.now, sqlArray(texts.map((t) => t.date)), sqlArray(texts.map((t) => t.text))],
+    )
+    .options(PREPARED);
 }

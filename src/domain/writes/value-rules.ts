@@ -14,8 +14,11 @@ export interface ValueTarget {
 }
 
 const INTEGER_TYPES = new Set([0, 3, 4, 6, 7, 8]);
-/** String (2), scale (8) and the two time-of-day types (4, 6) cannot be incremented (the spec); nor can a boolean (7), whose total would leave 0/1. */
-const NOT_INCREMENTABLE: Record<number, string> = { 2: 'a string', 4: 'a time of day', 6: 'a time of day', 7: 'a boolean', 8: 'a scale' };
+/**
+ * String (2), scale (8) and the two time-of-day types (4, 6) cannot be incremented (the spec). A
+ * boolean (7) can: its total is checked like any written value, so it stays 0 or 1.
+ */
+const NOT_INCREMENTABLE: Record<number, string> = { 2: 'a string', 4: 'a time of day', 6: 'a time of day', 8: 'a scale' };
 
 export const MOOD_NOTE_MAX_LENGTH = 1000;
 

@@ -1,78 +1,201 @@
 /**
- * Writing a day's value: update (the day's total, replacing the previous value) and increment
- * (a delta added atomically in the database, from 0 on a day without a value). Each write also
- * records the changed (user, date) in `value_changes`, in the same transaction, for the
- * derived-data jobs.
+ * Writing days' values, a whole batch at once (docs/batch-writes.md): update sets a day's total,
+ * replacing the previous value; increment adds a delta (from 0 on a day without a value) and
+ * answers the new total as `current`. Every write also records the changed (user, date) in
+ * `value_changes`, in the same transaction, for the derived-data jobs.
+ *
+ * The statements of one batch, whatever its size: one locking read of the named attributes, one
+ * lock per distinct day (day-locks.ts), one read of the days an increment starts from, one
+ * multi-row upsert of the values, one upsert of the changed days, and, when tags changed, the
+ * day's custom text (custom-tags.ts). Totals are computed here, under the day locks, item after
+ * item, so two increments of one day in one batch, or an update and then an increment, behave
+ * exactly as if sent one after another, and an increment whose total would leave the attribute's
+ * range fails alone.
  */
 import type { Knex } from 'knex';
-import { PREPARED } from '../../db/knex';
+import { PREPARED, sqlArray } from '../../db/knex';
 import { storedValue } from '../values';
-import { type Item, ItemError, requireFields, stringField } from './batch';
-import { lockAttribute, requireOwner, requireWriteScope, type WriteContext } from './context';
+import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
+import { foundAttribute, lockAttributes, requireOwner, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
 import { checkDate, checkDelta, checkTotal, checkValue } from './value-rules';
-import { isTag, refreshCustomText } from './custom-tags';
+import { isTag, refreshCustomTexts } from './custom-tags';
+import { lockDays } from './day-locks';
 
-/** Marks a person's day as changed for the derived-data jobs. */
-export async function recordChange(trx: Knex.Transaction, context: WriteContext, date: string): Promise<void> {
-  await trx('value_changes')
-    .insert({ user_id: context.userId, date, changed_at: context.now })
-    .onConflict(['user_id', 'date'])
-    .merge(['changed_at'])
-    .options(PREPARED);
+/** Update: the item's value becomes the day's total. Increment: the item's value is added to it. */
+export type ValueWriteKind = 'update' | 'increment';
+
+export interface ValueWrite {
+  kind: ValueWriteKind;
+  item: Item;
 }
 
-/** One update item: `{name, date, value}`, all required. Echoes the item. */
-export async function updateValue(trx: Knex.Transaction, context: WriteContext, item: Item, index: number): Promise<Item> {
-  requireFields(item, index, ['name', 'date', 'value']);
+/** An item that passed the checks that need no database. */
+interface Target {
+  index: number;
+  kind: ValueWriteKind;
+  name: string;
+  date: string;
+  value: unknown;
+}
+
+/** An item that also passed the attribute's rules: what it does to which day. */
+interface Operation extends Target {
+  attribute: WritableAttribute;
+  /** The total for an update, the delta for an increment. */
+  amount: number | string;
+}
+
+/** A day of one attribute, as the batch leaves it. */
+interface DayTotal {
+  attribute: WritableAttribute;
+  date: string;
+  total: number | string;
+}
+
+/** Update items are `{name, date, value}`; increment items `{name, value, date?}` (today when left out). */
+function checkFields(write: ValueWrite, index: number, context: WriteContext): Target {
+  const { kind, item } = write;
+  requireFields(item, index, kind === 'update' ? ['name', 'date', 'value'] : ['name', 'value']);
   const name = stringField(item, index, 'name');
-  const date = checkDate(index, item.date);
-  const attribute = await lockAttribute(trx, context.userId, name, 'share');
+  const date = kind === 'increment' && item.date === undefined ? context.today : checkDate(index, item.date);
+  return { index, kind, name, date, value: item.value };
+}
+
+/** The attribute's rules for one item: it exists, this token may write it, this service owns it, the value fits. */
+function checkAttribute(target: Target, attributes: ReadonlyMap<string, WritableAttribute>, context: WriteContext): Operation {
+  const attribute = foundAttribute(attributes, target.name);
   requireWriteScope(context.access, attribute);
   requireOwner(context, attribute);
-  const value = checkValue(attribute, item.value);
-  await trx('attribute_values')
-    .insert({ user_id: context.userId, attribute_id: attribute.id, date, ...storedValue(attribute.value_type, value), updated_at: context.now })
-    .onConflict(['user_id', 'attribute_id', 'date'])
-    .merge(['value_num', 'value_text', 'updated_at'])
+  const amount = target.kind === 'update' ? checkValue(attribute, target.value) : checkDelta(attribute, target.value);
+  return { ...target, attribute, amount };
+}
+
+const dayKey = (attributeId: number, date: string) => `${attributeId}|${date}`;
+
+/** The stored totals of the days that increments start from (absent: no value yet). */
+async function startingTotals(trx: Knex.Transaction, userId: number, operations: Operation[]): Promise<Map<string, number>> {
+  const firstOfDay = new Map<string, Operation>();
+  for (const operation of operations) {
+    const key = dayKey(operation.attribute.id, operation.date);
+    if (!firstOfDay.has(key)) firstOfDay.set(key, operation);
+  }
+  // A day whose first operation is an update does not depend on what was stored.
+  const needed = [...firstOfDay.values()].filter((operation) => operation.kind === 'increment');
+  if (needed.length === 0) return new Map();
+  const { rows } = await trx
+    .raw(
+      `select v.attribute_id, v.date, v.value_num from attribute_values v
+         join unnest(?::bigint[], ?::date[]) as k(attribute_id, date) on k.attribute_id = v.attribute_id and k.date = v.date
+        where v.user_id = ?`,
+      [sqlArray(needed.map((o) => o.attribute.id)), sqlArray(needed.map((o) => o.date)), userId],
+    )
     .options(PREPARED);
-  await recordChange(trx, context, date);
-  if (isTag(attribute)) await refreshCustomText(trx, context, date);
-  return item;
+  return new Map((rows as Array<{ attribute_id: number; date: string; value_num: number | null }>).map((row) => [dayKey(row.attribute_id, row.date), row.value_num ?? 0]));
 }
 
 /**
- * One increment item: `{name, value, date?}`. The new total is computed by Postgres in one upsert,
- * so concurrent increments never lose one another; a total outside the attribute's range rolls
- * the item back. Echoes the item with its date and `current`, the day's new total.
+ * Applies the operations in item order to the days' totals, recording each item's outcome.
+ * Returns the days that changed.
  */
-export async function incrementValue(trx: Knex.Transaction, context: WriteContext, item: Item, index: number): Promise<Item> {
-  requireFields(item, index, ['name', 'value']);
-  const name = stringField(item, index, 'name');
-  const date = item.date === undefined ? context.today : checkDate(index, item.date);
-  const attribute = await lockAttribute(trx, context.userId, name, 'share');
-  requireWriteScope(context.access, attribute);
-  requireOwner(context, attribute);
-  const delta = checkDelta(attribute, item.value);
-  let row: { value_num: number };
-  try {
-    [row] = await trx('attribute_values')
-      .insert({ user_id: context.userId, attribute_id: attribute.id, date, value_num: delta, value_text: null, updated_at: context.now })
-      .onConflict(['user_id', 'attribute_id', 'date'])
-      .merge({
-        value_num: trx.raw('coalesce(attribute_values.value_num, 0) + excluded.value_num'),
-        updated_at: context.now,
-      })
-      .returning<Array<{ value_num: number }>>('value_num')
-      .options(PREPARED);
-  } catch (error) {
-    // 22003: the sum overflows double precision (found by the fuzz suite: two increments of 1e308 were a 500).
-    if ((error as { code?: string }).code === '22003') throw new ItemError('validation', `Attribute ${attribute.name}: the total would not be a finite number.`);
-    throw error;
+function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, number>, outcomes: Outcomes<Item>): Map<string, DayTotal> {
+  const days = new Map<string, DayTotal>();
+  for (const operation of operations) {
+    const key = dayKey(operation.attribute.id, operation.date);
+    const item = outcomes.items[operation.index];
+    if (operation.kind === 'update') {
+      days.set(key, { attribute: operation.attribute, date: operation.date, total: operation.amount });
+      outcomes.succeed(operation.index, item);
+      continue;
+    }
+    const before = days.get(key)?.total ?? starts.get(key) ?? 0;
+    const current = (typeof before === 'number' ? before : 0) + (operation.amount as number);
+    const applied = outcomes.attempt(operation.index, () => {
+      if (!Number.isFinite(current)) throw new ItemError('validation', `Attribute ${operation.attribute.name}: the total would not be a finite number.`);
+      checkTotal(operation.attribute, current);
+      return true;
+    });
+    if (!applied) continue;
+    days.set(key, { attribute: operation.attribute, date: operation.date, total: current });
+    outcomes.succeed(operation.index, { ...item, date: operation.date, current });
   }
-  const current = row.value_num;
-  if (!Number.isFinite(current)) throw new ItemError('validation', `Attribute ${attribute.name}: the total would not be a finite number.`);
-  checkTotal(attribute, current);
-  await recordChange(trx, context, date);
-  if (isTag(attribute)) await refreshCustomText(trx, context, date);
-  return { ...item, date, current };
+  return days;
+}
+
+/** Writes the days' totals in one statement, in key order (so concurrent batches lock rows in one order). */
+async function upsertTotals(trx: Knex.Transaction, context: WriteContext, days: DayTotal[]): Promise<void> {
+  const sorted = [...days].sort((a, b) => a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.total));
+  await trx
+    .raw(
+      `insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+       select ?, v.attribute_id, v.date, v.value_num, v.value_text, ?
+         from unnest(?::bigint[], ?::date[], ?::float8[], ?::text[]) with ordinality as v(attribute_id, date, value_num, value_text, position)
+        order by v.position
+       on conflict (user_id, attribute_id, date)
+       do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`,
+      [
+        context.userId,
+        context.now,
+        sqlArray(sorted.map((d) => d.attribute.id)),
+        sqlArray(sorted.map((d) => d.date)),
+        sqlArray(stored.map((s) => s.value_num)),
+        sqlArray(stored.map((s) => s.value_text)),
+      ],
+    )
+    .options(PREPARED);
+}
+
+/** Marks the person's days as changed for the derived-data jobs, in date order. */
+export async function recordChanges(trx: Knex.Transaction, context: WriteContext, dates: Iterable<string>): Promise<void> {
+  const sorted = [...new Set(dates)].sort();
+  if (sorted.length === 0) return;
+  await trx
+    .raw(
+      `insert into value_changes (user_id, date, changed_at)
+       select ?, d.date, ? from unnest(?::date[]) with ordinality as d(date, position) order by d.position
+       on conflict (user_id, date) do update set changed_at = excluded.changed_at`,
+      [context.userId, context.now, sqlArray(sorted)],
+    )
+    .options(PREPARED);
+}
+
+/** The database part of a batch: everything after the checks that need none. */
+async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<Item>, targets: Target[]): Promise<void> {
+  const attributes = await lockAttributes(trx, context.userId, targets.map((t) => t.name), 'share');
+  const operations: Operation[] = [];
+  for (const target of targets) {
+    const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
+    if (operation) operations.push(operation);
+  }
+  if (operations.length === 0) return;
+  await lockDays(trx, context.userId, operations.map((o) => o.date));
+  const days = [...applyInOrder(operations, await startingTotals(trx, context.userId, operations), outcomes).values()];
+  if (days.length === 0) return;
+  await upsertTotals(trx, context, days);
+  await recordChanges(trx, context, days.map((d) => d.date));
+  const tagDates = days.filter((d) => isTag(d.attribute)).map((d) => d.date);
+  if (tagDates.length > 0) await refreshCustomTexts(trx, context, tagDates);
+}
+
+/** Applies a batch of value writes in one transaction; the answer lists every item in the order sent. */
+export async function writeValues(db: Knex, context: WriteContext, writes: ValueWrite[]): Promise<BatchResult<Item>> {
+  const items = writes.map((write) => write.item);
+  const checked = checkEach(items, (_item, index) => checkFields(writes[index], index, context));
+  const targets = passed(checked);
+  if (targets.length === 0) return outcomesAfter<Item>(items, checked).result();
+  return inBatchTransaction(db, async (trx) => {
+    const outcomes = outcomesAfter<Item>(items, checked);
+    await applyWrites(trx, context, outcomes, targets);
+    return outcomes.result();
+  });
+}
+
+/** `POST /api/2/attributes/update/`: every item sets a day's value. */
+export function updateValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Item>> {
+  return writeValues(db, context, items.map((item) => ({ kind: 'update', item })));
+}
+
+/** `POST /api/2/attributes/increment/`: every item adds to a day's value. */
+export function incrementValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Item>> {
+  return writeValues(db, context, items.map((item) => ({ kind: 'increment', item })));
 }

@@ -10,7 +10,7 @@ import type { Deps } from '../../deps';
 import { GROUPS, MANUAL_SERVICE, TEMPLATES, TEMPLATES_BY_NAME, VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue';
 import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
 import { listInsightEntries } from '../../domain/insights';
-import { setValueByHand, trackByHand, type TrackRequest } from '../../domain/manual-tracking';
+import { setValuesByHand, trackByHand, type TrackRequest } from '../../domain/manual-tracking';
 import { MOOD_NOTE_MAX_LENGTH } from '../../domain/writes/value-rules';
 import { READ_SCOPES } from '../../domain/scopes';
 import type { Session } from '../../domain/sessions';
@@ -201,7 +201,7 @@ export function dataPages(router: Router, deps: Deps): void {
     const attribute: { label: string; value_type: number } | undefined = await deps.db('attributes').where({ user_id: person.id, name: field(form, 'name') }).first('label', 'value_type');
     if (!attribute) throw notFound(`You have no attribute named ${field(form, 'name')}.`);
     const parsed = parseTypedValue(attribute.value_type, field(form, 'value'));
-    const result = 'problem' in parsed ? { ok: false as const, problem: parsed.problem } : await setValueByHand(deps.db, person, { name: field(form, 'name'), date, value: parsed.value }, deps.now());
+    const result = 'problem' in parsed ? { ok: false as const, problem: parsed.problem } : (await setValuesByHand(deps.db, person, [{ name: field(form, 'name'), date, value: parsed.value }], deps.now()))[0];
     if (!result.ok) return dayPage(ctx, deps, session, person, date, { text: `${attribute.label} was not saved: ${result.problem}`, error: true }, 400);
     ctx.status = 303;
     ctx.redirect(`/data?${new URLSearchParams({ date, saved: attribute.label })}`);

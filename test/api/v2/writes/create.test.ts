@@ -46,14 +46,22 @@ test('a label item echoes the item with the name derived from the label; manual 
   expect(row).toMatchObject({ manual: true, template_name: null, group_name: 'food', value_type: 0, active: true });
 });
 
-test('a clashing name gets _2, _3; a label equal to a template name never takes the template name', async () => {
+test('a label whose name the person already has fails with already_exists, also twice in one batch; a template name gets _2', async () => {
   const res = await create([
-    { label: 'Cups of tea!', group: 'food', value_type: 0 },
-    { label: 'cups  of   TEA', group: 'food', value_type: 0 },
+    { label: 'Cups of tea!', group: 'food', value_type: 0 }, // cups_of_tea exists (created above)
     { label: 'Steps', group: 'activity', value_type: 0 },
     { label: 'Café visits', group: 'food', value_type: 0 },
+    { label: 'cafe  VISITS', group: 'food', value_type: 0 }, // the same name as the item before
   ]);
-  expect(res.body.success.map((s: { name: string }) => s.name)).toEqual(['cups_of_tea_2', 'cups_of_tea_3', 'steps_2', 'cafe_visits']);
+  expect(res.status).toBe(202);
+  expect(res.body.success.map((s: { name: string }) => s.name)).toEqual(['steps_2', 'cafe_visits']);
+  expect(res.body.failed).toEqual([
+    { label: 'Cups of tea!', group: 'food', value_type: 0, error: 'Attribute cups_of_tea already exists.', error_code: 'already_exists' },
+    { label: 'cafe  VISITS', group: 'food', value_type: 0, error: 'Attribute cafe_visits already exists.', error_code: 'already_exists' },
+  ]);
+  const again = await create([{ label: 'Steps', group: 'activity', value_type: 0 }]);
+  expect(again.body.failed[0]).toMatchObject({ error: 'Attribute steps_2 already exists.', error_code: 'already_exists' });
+  expect(await app.db('attributes').where({ user_id: w.user.id }).whereIn('name', ['cups_of_tea_2', 'steps_3', 'cafe_visits_2']).count({ n: '*' })).toEqual([{ n: 0 }]);
 });
 
 test('a custom tag keeps underscores for spaces and gets priority 2', async () => {

@@ -43,11 +43,21 @@ test.each([
   ['sleep_start', 'a time of day'],
   ['sleep_end', 'a time of day'],
   ['focus', 'a scale'],
-  ['sauna', 'a boolean'],
 ])('%s cannot be incremented (%s)', async (name, kind) => {
   const res = await increment(w.a, [{ name, date: '2026-11-01', value: 1 }]);
   expect(res.body.failed[0].error_code).toBe('validation');
   expect(res.body.failed[0].error).toBe(`Attribute ${name} is ${kind} and cannot be incremented.`);
+});
+
+test('a boolean can be incremented while its total stays 0 or 1', async () => {
+  const up = await increment(w.a, [{ name: 'sauna', date: '2026-11-05', value: 1 }]);
+  expect(up.body.success).toEqual([{ name: 'sauna', date: '2026-11-05', value: 1, current: 1 }]);
+  const twice = await increment(w.a, [{ name: 'sauna', date: '2026-11-05', value: 1 }]);
+  expect(twice.status).toBe(202);
+  expect(twice.body.failed[0]).toMatchObject({ error: 'Attribute sauna is a boolean: 0 or 1.', error_code: 'validation' });
+  const down = await increment(w.a, [{ name: 'sauna', date: '2026-11-05', value: -1 }]);
+  expect(down.body.success[0].current).toBe(0);
+  expect(await valueOn(app, w, 'sauna', '2026-11-05')).toBe(0);
 });
 
 test('a total outside the attribute range is refused and the day keeps its value', async () => {

@@ -108,6 +108,21 @@ test('a service whose tokens were revoked is not connected and does not take ove
   expect(await ownerOf(w.user.id, 'steps')).toEqual({ owner: null, active: false });
 });
 
+test('a service that released an attribute is no longer among its available services, so it never gets it back on another release', async () => {
+  const w = await writer(app);
+  await post('acquire/', w.a, [{ template: 'sleep' }]);
+  await post('acquire/', w.b, [{ name: 'sleep' }]); // A and B can both handle sleep; B owns it
+  await post('acquire/', w.a, [{ name: 'sleep' }]);
+  await post('release/', w.a, [{ name: 'sleep' }]); // A gives it up: B takes over
+  expect(await ownerOf(w.user.id, 'sleep')).toEqual({ owner: w.clientB.client_id, active: true });
+  const listed = await app.get('/api/2/attributes/?groups=sleep', { bearer: w.b });
+  expect(listed.body.results.find((a: { name: string }) => a.name === 'sleep').available_services).toEqual([{ name: w.clientB.client_id, label: 'Service B' }]);
+  await post('release/', w.b, [{ name: 'sleep' }]); // nobody else can handle it now: A does not get it back
+  expect(await ownerOf(w.user.id, 'sleep')).toEqual({ owner: null, active: false });
+  await post('acquire/', w.a, [{ name: 'sleep' }]); // acquiring again makes A able again
+  expect(await app.db('attribute_services').where({ user_id: w.user.id, client_pk: w.clientA.id }).count({ n: '*' })).toEqual([{ n: 1 }]);
+});
+
 test('release by the owner with no other able service makes the attribute inactive', async () => {
   const w = await writer(app);
   await post('acquire/', w.a, [{ template: 'water' }]);

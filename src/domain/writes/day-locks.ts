@@ -1,0 +1,32 @@
+/**
+ * A person's day, locked for the rest of a write's transaction (docs/batch-writes.md). Every batch
+ * that writes values holds the locks of the days it writes before it reads or writes any of them,
+ * so the totals it computes from what is stored stay true until it commits (two increments of one
+ * day never lose one another), and the day's custom text is rebuilt by one writer at a time.
+ *
+ * These are transaction-scoped advisory locks, not row locks: a day without a value has no row to
+ * lock. They are taken in ascending key order in one statement, so two batches sharing days never
+ * wait on each other in a cycle. A key is a 32-bit hash of (person, day): two unrelated days that
+ * happen to share a key merely wait for each other.
+ */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { PREPARED, sqlArray } from '../../db/knex';
+
+/** Names the day locks among the database's two-key advisory locks (derived data uses 730_211_802). */
+export const DAY_LOCK_NAMESPACE = 730_211_803;
+
+/** The lock key of a person's day. */
+export function dayLockKey(userId: number, date: string): number {
+  return crypto.createHash('sha1').update(`${userId}|${date}`).digest().readInt32BE(0);
+}
+
+/** Locks the person's days (any order, repeats allowed), in ascending key order. */
+export async function lockDays(trx: Knex.Transaction, userId: number, dates: Iterable<string>): Promise<void> {
+  const keys = [...new Set([...new Set(dates)].map((date) => dayLockKey(userId, date)))].sort((a, b) => a - b);
+  if (keys.length === 0) return;
+  // unnest with ordinality and an ORDER BY on it: the locks are taken row by row in that order.
+  await trx
+    .raw('select pg_advisory_xact_lock(?::int, k.key) from unnest(?::int[]) with ordinality as k(key, position) order by k.position', [DAY_LOCK_NAMESPACE, sqlArray(keys)])
+    .options(PREPARED);
+}

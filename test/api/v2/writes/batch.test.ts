@@ -1,0 +1,217 @@
+/**
+ * Batch writes are set-based (docs/batch-writes.md): one transaction per request and a fixed number
+ * of statements whatever the item count; items still apply in the order sent, each as if it were
+ * written after the ones before it; concurrent batches that lock the same things in opposite
+ * orders never deadlock.
+ */
+import type { Knex } from 'knex';
+import { startTestApp, type TestApp, type TestResponse } from '../../../support/app';
+import { acquire, valueOn, writer, type Writer } from './setup';
+import { accessFor } from '../../../../src/domain/scopes';
+import { batchDeadlockRetries } from '../../../../src/domain/writes/batch';
+import type { WriteContext } from '../../../../src/domain/writes/context';
+import { writeValues } from '../../../../src/domain/writes/values';
+import { customText } from '../../../../src/domain/writes/custom-tags';
+import { addDays } from '../../../../src/domain/time';
+
+let app: TestApp;
+let w: Writer;
+const FIVE = ['steps', 'water', 'coffees', 'productive_min', 'tasks_completed'];
+beforeAll(async () => {
+  app = await startTestApp();
+  w = await writer(app);
+  await acquire(app, w.a, [...FIVE, 'mood']);
+  await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Sauna', group: 'health', value_type: 7 }] });
+});
+afterAll(async () => {
+  await app.close();
+});
+
+/** The SQL statements the app sent while `send` ran (every statement goes through app.db). */
+async function statementsOf(send: () => Promise<TestResponse>): Promise<{ response: TestResponse; statements: string[] }> {
+  const statements: string[] = [];
+  const listen = (query: { sql: string }) => statements.push(query.sql);
+  app.db.on('query', listen);
+  try {
+    return { response: await send(), statements };
+  } finally {
+    app.db.off('query', listen);
+  }
+}
+
+/** `count` update items: five attributes on consecutive days ending 2026-11-07. */
+function fiveAttributeItems(count: number, value: (i: number) => number): Array<{ name: string; date: string; value: number }> {
+  return Array.from({ length: count }, (_, i) => ({ name: FIVE[i % 5], date: addDays('2026-11-07', -Math.floor(i / 5)), value: value(i) }));
+}
+
+const isBegin = (sql: string) => /^begin/i.test(sql.trim());
+
+test.each([
+  ['update', (i: number) => 100 + i],
+  ['increment', () => 1],
+])('a 35-item %s sends as many statements as a 1-item one, in one transaction', async (endpoint, value) => {
+  const send = (count: number) => () => app.post(`/api/2/attributes/${endpoint}/`, { bearer: w.a, json: fiveAttributeItems(count, value) });
+  const one = await statementsOf(send(1));
+  const many = await statementsOf(send(35));
+  expect([one.response.status, many.response.status]).toEqual([200, 200]);
+  expect(many.response.body.success).toHaveLength(35);
+  expect(many.statements.length).toBe(one.statements.length);
+  expect(many.statements.filter(isBegin)).toHaveLength(1);
+  // Authentication and the rate limit come before the batch; the batch itself is a handful.
+  expect(many.statements.length).toBeLessThanOrEqual(12);
+});
+
+test('acquire, release and create of 35 items send as many statements as of one', async () => {
+  const tags = Array.from({ length: 35 }, (_, i) => `Batch tag ${i}`);
+  // Unmeasured first use of each token: its once-a-minute last-use write is not the batch's.
+  await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Warm-up tag', group: 'custom', value_type: 0 }] });
+  await app.post('/api/2/attributes/acquire/', { bearer: w.b, json: [{ name: 'warm_up_tag' }] });
+  const createOne = await statementsOf(() => app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Single tag', group: 'custom', value_type: 0 }] }));
+  const createMany = await statementsOf(() => app.post('/api/2/attributes/create/', { bearer: w.a, json: tags.map((label) => ({ label, group: 'custom', value_type: 0 })) }));
+  expect(createMany.response.body.success).toHaveLength(35);
+  expect(createMany.statements.length).toBe(createOne.statements.length);
+
+  const names = createMany.response.body.success.map((s: { name: string }) => s.name);
+  const acquireOne = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: w.b, json: [{ name: 'single_tag' }] }));
+  const acquireMany = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: w.b, json: names.map((name: string) => ({ name })) }));
+  expect([acquireOne.response.status, acquireMany.response.status]).toEqual([200, 200]);
+  expect(acquireMany.statements.length).toBe(acquireOne.statements.length);
+
+  const releaseOne = await statementsOf(() => app.post('/api/2/attributes/release/', { bearer: w.b, json: [{ name: 'single_tag' }] }));
+  const releaseMany = await statementsOf(() => app.post('/api/2/attributes/release/', { bearer: w.b, json: names.map((name: string) => ({ name })) }));
+  expect([releaseOne.response.status, releaseMany.response.status]).toEqual([200, 200]);
+  expect(releaseMany.statements.length).toBe(releaseOne.statements.length);
+  for (const measured of [createMany, acquireMany, releaseMany]) expect(measured.statements.filter(isBegin)).toHaveLength(1);
+});
+
+test('tags written in one batch rebuild each day\'s custom text in the same few statements', async () => {
+  const created = await app.post('/api/2/attributes/create/', { bearer: w.a, json: ['Swim', 'Read', 'Cook', 'Walk', 'Nap'].map((label) => ({ label, group: 'custom', value_type: 0 })) });
+  const tags: string[] = created.body.success.map((s: { name: string }) => s.name);
+  const items = (days: number) => Array.from({ length: days * 5 }, (_, i) => ({ name: tags[i % 5], date: addDays('2026-10-07', -Math.floor(i / 5)), value: 1 }));
+  // Unmeasured: the first tag of a person creates their `custom` attribute, once.
+  await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: tags[0], date: '2026-10-01', value: 1 }] });
+  const one = await statementsOf(() => app.post('/api/2/attributes/update/', { bearer: w.a, json: items(1).slice(0, 1) }));
+  const many = await statementsOf(() => app.post('/api/2/attributes/update/', { bearer: w.a, json: items(7) }));
+  expect(many.statements.length).toBe(one.statements.length);
+  for (let back = 0; back < 7; back++) expect(await valueOn(app, w, 'custom', addDays('2026-10-07', -back))).toBe(customText([...tags].sort())); // written together: in name order
+});
+
+describe('items touching the same day apply one after another, in the order sent', () => {
+  let context: WriteContext;
+  beforeAll(() => {
+    context = { userId: w.user.id, clientPk: w.clientA.id, access: accessFor(['health_write', 'mood_write', 'activity_write']), now: new Date(), today: '2026-11-20' };
+  });
+
+  test('two increments of one day answer the running total; one leaving the range fails alone and the next goes on from before it', async () => {
+    const res = await app.post('/api/2/attributes/increment/', {
+      bearer: w.a,
+      json: [
+        { name: 'mood', date: '2026-09-01', value: 3 },
+        { name: 'mood', date: '2026-09-01', value: 4 },
+        { name: 'mood', date: '2026-09-01', value: 5 }, // 12: outside 1-9
+        { name: 'mood', date: '2026-09-01', value: 2 },
+      ],
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.success.map((s: { current: number }) => s.current)).toEqual([3, 7, 9]);
+    expect(res.body.failed).toEqual([{ name: 'mood', date: '2026-09-01', value: 5, error: 'Attribute mood is an integer from 1 to 9.', error_code: 'validation' }]);
+    expect(await valueOn(app, w, 'mood', '2026-09-01')).toBe(9);
+  });
+
+  test('two updates of one day: the later one is the day\'s value', async () => {
+    const res = await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'steps', date: '2026-09-02', value: 100 }, { name: 'steps', date: '2026-09-02', value: 250 }] });
+    expect(res.status).toBe(200);
+    expect(await valueOn(app, w, 'steps', '2026-09-02')).toBe(250);
+  });
+
+  test('an update then increments in one batch: each increment starts from what the items before it left', async () => {
+    await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'steps', date: '2026-09-03', value: 5000 }] });
+    const result = await writeValues(app.db, context, [
+      { kind: 'increment', item: { name: 'steps', date: '2026-09-03', value: 10 } },
+      { kind: 'update', item: { name: 'steps', date: '2026-09-03', value: 100 } },
+      { kind: 'increment', item: { name: 'steps', date: '2026-09-03', value: 1 } },
+      { kind: 'update', item: { name: 'sauna', date: '2026-09-03', value: 0 } },
+      { kind: 'increment', item: { name: 'sauna', date: '2026-09-03', value: 1 } },
+      { kind: 'increment', item: { name: 'sauna', date: '2026-09-03', value: 1 } }, // 2: a boolean is 0 or 1
+      { kind: 'increment', item: { name: 'sauna', date: '2026-09-03', value: -1 } },
+    ]);
+    expect(result.success).toEqual([
+      { name: 'steps', date: '2026-09-03', value: 10, current: 5010 },
+      { name: 'steps', date: '2026-09-03', value: 100 },
+      { name: 'steps', date: '2026-09-03', value: 1, current: 101 },
+      { name: 'sauna', date: '2026-09-03', value: 0 },
+      { name: 'sauna', date: '2026-09-03', value: 1, current: 1 },
+      { name: 'sauna', date: '2026-09-03', value: -1, current: 0 },
+    ]);
+    expect(result.failed).toEqual([{ name: 'sauna', date: '2026-09-03', value: 1, error: 'Attribute sauna is a boolean: 0 or 1.', error_code: 'validation' }]);
+    expect(await valueOn(app, w, 'steps', '2026-09-03')).toBe(101);
+    expect(await valueOn(app, w, 'sauna', '2026-09-03')).toBe(0);
+  });
+
+  test('a batch whose every item fails writes nothing, not even a changed day for the derived data', async () => {
+    const before = await app.db('value_changes').where({ user_id: w.user.id, date: '2026-09-04' }).first();
+    const res = await app.post('/api/2/attributes/increment/', { bearer: w.a, json: [{ name: 'sauna', date: '2026-09-04', value: 2 }, { name: 'nope', date: '2026-09-04', value: 1 }] });
+    expect(res.status).toBe(202);
+    expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['validation', 'not_found']);
+    expect(before).toBeUndefined();
+    expect(await app.db('value_changes').where({ user_id: w.user.id, date: '2026-09-04' }).first()).toBeUndefined();
+    expect(await app.db('attribute_values').where({ user_id: w.user.id, date: '2026-09-04' }).first()).toBeUndefined();
+  });
+});
+
+describe('concurrent batches in opposite orders never deadlock', () => {
+  async function tagsOf(service: string, bearer: string, count: number): Promise<string[]> {
+    const res = await app.post('/api/2/attributes/create/', { bearer, json: Array.from({ length: count }, (_, i) => ({ label: `${service} ${i}`, group: 'custom', value_type: 0 })) });
+    expect(res.status).toBe(200);
+    return res.body.success.map((s: { name: string }) => s.name);
+  }
+
+  async function tagsOn(db: Knex, userId: number, date: string): Promise<string[]> {
+    return db('attribute_values as v')
+      .join('attributes as a', 'a.id', 'v.attribute_id')
+      .where({ 'v.user_id': userId, 'v.date': date, 'a.group_name': 'custom', 'a.value_type': 0, 'v.value_num': 1 })
+      .where('a.priority', '>=', 2)
+      .orderBy('a.name')
+      .pluck('a.name');
+  }
+
+  test('two services writing tags on the same days, one oldest first and one newest first: every request answers, every tag and text is there', async () => {
+    const both = await writer(app, ['custom_read', 'custom_write']);
+    const ours = await tagsOf('a', both.a, 5);
+    const theirs = await tagsOf('b', both.b, 5);
+    const days = Array.from({ length: 7 }, (_, i) => addDays('2026-08-01', i));
+    const batch = (tags: string[], order: string[]) => order.flatMap((date) => tags.map((name) => ({ name, date, value: 1 })));
+    const retriesBefore = batchDeadlockRetries();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, round) => [
+        app.post('/api/2/attributes/update/', { bearer: both.a, json: batch(ours, round % 2 ? days : [...days].reverse()) }),
+        app.post('/api/2/attributes/update/', { bearer: both.b, json: batch(theirs, round % 2 ? [...days].reverse() : days) }),
+      ]).flat(),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect(batchDeadlockRetries()).toBe(retriesBefore);
+    for (const date of days) {
+      expect(await tagsOn(app.db, both.user.id, date)).toEqual([...ours, ...theirs].sort());
+      const text = (await valueOn(app, both, 'custom', date)) as string;
+      expect(text.split(', ').sort()).toEqual([...ours, ...theirs].map((name) => name.replace(/_/g, ' ')).sort());
+    }
+  });
+
+  test('two services acquiring the same ten attributes in opposite orders: every request answers and each attribute has one owner', async () => {
+    const both = await writer(app);
+    const templates = ['steps', 'water', 'coffees', 'caffeine', 'floors', 'weight', 'sleep', 'mood', 'productive_min', 'tasks_completed'];
+    await acquire(app, both.a, templates);
+    const retriesBefore = batchDeadlockRetries();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => [
+        app.post('/api/2/attributes/acquire/', { bearer: both.a, json: templates.map((name) => ({ name })) }),
+        app.post('/api/2/attributes/acquire/', { bearer: both.b, json: [...templates].reverse().map((name) => ({ name })) }),
+      ]).flat(),
+    );
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect(batchDeadlockRetries()).toBe(retriesBefore);
+    const owners = await app.db('attributes').where({ user_id: both.user.id }).whereIn('name', templates).pluck('owner_client_pk');
+    expect(owners).toHaveLength(10);
+    for (const owner of owners) expect([both.clientA.id, both.clientB.id]).toContain(owner);
+  });
+});
