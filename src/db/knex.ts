@@ -89,6 +89,20 @@ export const PREPARED: Readonly<{ prepare: true }> = { prepare: true };
 /** Named statements one connection keeps at most (each costs the server some memory); beyond it, statements run unnamed. */
 const MAX_PREPARED_PER_CONNECTION = 200;
 
+/** Statement names by SQL text, so a hot statement's text is hashed once per process, not per request. */
+const statementNames = new Map<string, string>();
+/** Distinct texts named at most (the PREPARED texts are fixed by the code: a few dozen). */
+const MAX_NAMED_TEXTS = 1000;
+
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `daybook_${crypto.createHash('sha1').update(sql).digest('base64url')}`;
+    if (statementNames.size < MAX_NAMED_TEXTS) statementNames.set(sql, name);
+  }
+  return name;
+}
+
 interface PgConnection {
   connection?: { parsedStatements?: Record<string, string>; stream?: { destroy(): void } };
   /** Set by knex's pg dialect when the connection failed: the pool then discards it. */
@@ -122,7 +136,7 @@ class PreparingPgClient extends PgClient {
       const { prepare: _prepare, ...rest } = obj.options;
       obj.options = rest;
       if (obj.sql && obj.bindings && obj.bindings.length > 0) {
-        const name = `daybook_${crypto.createHash('sha1').update(obj.sql).digest('base64url')}`;
+        const name = statementName(obj.sql);
         const prepared = connection.connection?.parsedStatements ?? {};
         if (name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION) obj.options = { ...rest, name };
       }

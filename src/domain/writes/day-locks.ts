@@ -10,8 +10,6 @@
  * happen to share a key merely wait for each other.
  */
 import crypto from 'node:crypto';
-import type { Knex } from 'knex';
-import { PREPARED, sqlArray } from '../../db/knex';
 
 /** Names the day locks among the database's two-key advisory locks (derived data uses 730_211_802). */
 export const DAY_LOCK_NAMESPACE = 730_211_803;
@@ -21,12 +19,15 @@ export function dayLockKey(userId: number, date: string): number {
   return crypto.createHash('sha1').update(`${userId}|${date}`).digest().readInt32BE(0);
 }
 
-/** Locks the person's days (any order, repeats allowed), in ascending key order. */
-export async function lockDays(trx: Knex.Transaction, userId: number, dates: Iterable<string>): Promise<void> {
-  const keys = [...new Set([...new Set(dates)].map((date) => dayLockKey(userId, date)))].sort((a, b) => a - b);
-  if (keys.length === 0) return;
-  // unnest with ordinality and an ORDER BY on it: the locks are taken row by row in that order.
-  await trx
-    .raw('select pg_advisory_xact_lock(?::int, k.key) from unnest(?::int[]) with ordinality as k(key, position) order by k.position', [DAY_LOCK_NAMESPACE, sqlArray(keys)])
-    .options(PREPARED);
+/** The lock keys of the person's days (any order, repeats allowed), unique and ascending: the order they are taken in. */
+export function dayLockKeys(userId: number, dates: Iterable<string>): number[] {
+  return [...new Set([...new Set(dates)].map((date) => dayLockKey(userId, date)))].sort((a, b) => a - b);
 }
+
+/**
+ * SQL taking the day locks of `?::int[]` (ascending keys) in one go, as a CTE to put in front of
+ * the statement that needs them: `with ${DAY_LOCKS_CTE} select … from day_locks, …` (bind the
+ * namespace, then the keys). Its one row exists only once every lock is held.
+ */
+export const DAY_LOCKS_CTE =
+  'day_locks as materialized (select count(pg_advisory_xact_lock(?::int, k.key)) as held from unnest(?::int[]) with ordinality as k(key, position))';

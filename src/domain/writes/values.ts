@@ -4,10 +4,10 @@
  * answers the new total as `current`. Every write also records the changed (user, date) in
  * `value_changes`, in the same transaction, for the derived-data jobs.
  *
- * The statements of one batch, whatever its size: one locking read of the named attributes, one
- * lock per distinct day (day-locks.ts), one read of the days an increment starts from, one
- * multi-row upsert of the values, one upsert of the changed days, and, when tags changed, the
- * day's custom text (custom-tags.ts). Totals are computed here, under the day locks, item after
+ * The statements of one batch, whatever its size: one that locks the days written (day-locks.ts)
+ * and reads the named attributes with share locks; for increments, one read of the days they
+ * start from; one that upserts the values and marks their days changed; and, when tags changed,
+ * the days' custom text (custom-tags.ts). Totals are computed here, under the day locks, item after
  * item, so two increments of one day in one batch, or an update and then an increment, behave
  * exactly as if sent one after another, and an increment whose total would leave the attribute's
  * range fails alone.
@@ -16,10 +16,10 @@ import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../db/knex';
 import { storedValue } from '../values';
 import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
-import { foundAttribute, lockAttributes, requireOwner, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
+import { foundAttribute, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
 import { checkDate, checkDelta, checkTotal, checkValue } from './value-rules';
 import { isTag, refreshCustomTexts } from './custom-tags';
-import { lockDays } from './day-locks';
+import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
 
 /** Update: the item's value becomes the day's total. Increment: the item's value is added to it. */
 export type ValueWriteKind = 'update' | 'increment';
@@ -121,18 +121,27 @@ function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, numbe
   return days;
 }
 
-/** Writes the days' totals in one statement, in key order (so concurrent batches lock rows in one order). */
-async function upsertTotals(trx: Knex.Transaction, context: WriteContext, days: DayTotal[]): Promise<void> {
+/**
+ * Writes the days' totals and marks their dates changed for the derived-data jobs, in one
+ * statement, rows in key order (values by attribute and date, changed days by date).
+ */
+async function writeTotals(trx: Knex.Transaction, context: WriteContext, days: DayTotal[]): Promise<void> {
   const sorted = [...days].sort((a, b) => a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.total));
   await trx
     .raw(
-      `insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-       select ?, v.attribute_id, v.date, v.value_num, v.value_text, ?
-         from unnest(?::bigint[], ?::date[], ?::float8[], ?::text[]) with ordinality as v(attribute_id, date, value_num, value_text, position)
-        order by v.position
-       on conflict (user_id, attribute_id, date)
-       do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`,
+      `with written as (
+         insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+         select ?, v.attribute_id, v.date, v.value_num, v.value_text, ?
+           from unnest(?::bigint[], ?::date[], ?::float8[], ?::text[]) with ordinality as v(attribute_id, date, value_num, value_text, position)
+          order by v.position
+         on conflict (user_id, attribute_id, date)
+         do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at
+         returning date
+       )
+       insert into value_changes (user_id, date, changed_at)
+       select distinct ?::bigint, w.date, ?::timestamptz from written w order by 2
+       on conflict (user_id, date) do update set changed_at = excluded.changed_at`,
       [
         context.userId,
         context.now,
@@ -140,39 +149,46 @@ async function upsertTotals(trx: Knex.Transaction, context: WriteContext, days: 
         sqlArray(sorted.map((d) => d.date)),
         sqlArray(stored.map((s) => s.value_num)),
         sqlArray(stored.map((s) => s.value_text)),
+        context.userId,
+        context.now,
       ],
     )
     .options(PREPARED);
 }
 
-/** Marks the person's days as changed for the derived-data jobs, in date order. */
-export async function recordChanges(trx: Knex.Transaction, context: WriteContext, dates: Iterable<string>): Promise<void> {
-  const sorted = [...new Set(dates)].sort();
-  if (sorted.length === 0) return;
-  await trx
+/**
+ * The first statement of a value batch: the locks of every day the items write (day-locks.ts),
+ * then the named attributes with share locks, in id order. Days first: a value batch never waits
+ * for a day while holding an attribute lock another value batch needs, since value batches' share
+ * locks never conflict; ownership changes take no day locks.
+ */
+async function lockDaysAndAttributes(trx: Knex.Transaction, userId: number, targets: Target[]): Promise<Map<string, WritableAttribute>> {
+  const { rows } = await trx
     .raw(
-      `insert into value_changes (user_id, date, changed_at)
-       select ?, d.date, ? from unnest(?::date[]) with ordinality as d(date, position) order by d.position
-       on conflict (user_id, date) do update set changed_at = excluded.changed_at`,
-      [context.userId, context.now, sqlArray(sorted)],
+      `with ${DAY_LOCKS_CTE}
+       select ${WRITABLE_COLUMNS.map((c) => `a.${c}`).join(', ')}
+         from day_locks, attributes a
+        where a.user_id = ? and a.name = any(?::text[])
+        order by a.id
+          for share of a`,
+      [DAY_LOCK_NAMESPACE, sqlArray(dayLockKeys(userId, targets.map((t) => t.date))), userId, sqlArray([...new Set(targets.map((t) => t.name))])],
     )
     .options(PREPARED);
+  return new Map((rows as WritableAttribute[]).map((row) => [row.name, row]));
 }
 
 /** The database part of a batch: everything after the checks that need none. */
 async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<Item>, targets: Target[]): Promise<void> {
-  const attributes = await lockAttributes(trx, context.userId, targets.map((t) => t.name), 'share');
+  const attributes = await lockDaysAndAttributes(trx, context.userId, targets);
   const operations: Operation[] = [];
   for (const target of targets) {
     const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
     if (operation) operations.push(operation);
   }
   if (operations.length === 0) return;
-  await lockDays(trx, context.userId, operations.map((o) => o.date));
   const days = [...applyInOrder(operations, await startingTotals(trx, context.userId, operations), outcomes).values()];
   if (days.length === 0) return;
-  await upsertTotals(trx, context, days);
-  await recordChanges(trx, context, days.map((d) => d.date));
+  await writeTotals(trx, context, days);
   const tagDates = days.filter((d) => isTag(d.attribute)).map((d) => d.date);
   if (tagDates.length > 0) await refreshCustomTexts(trx, context, tagDates);
 }
