@@ -11,7 +11,7 @@ import { requestContext } from './http/request-context';
 import { trailingSlashRedirect } from './http/trailing-slash';
 import { metaRoutes } from './http/meta-routes';
 import { authenticate } from './http/auth';
-import { createRateLimiter, rateLimit } from './http/rate-limit';
+import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit';
 import { createMetrics } from './http/metrics';
 import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
 import { HttpError } from './http/errors';
@@ -60,7 +60,7 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   app.use(meta.routes());
   if (metrics) app.use(metrics.router.routes()); // before authentication: its token is not a user's
   app.use(webRoutes(deps).routes());
-  app.use(authenticate(deps.db, deps.now));
+  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000 }));
   const limitRequests = rateLimit(createRateLimiter(deps.db, deps.config.rateLimitPerHour), deps.config.rateLimitPerHour);
   app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx, next) : next()));
   app.use(tokenRequestParseErrors());

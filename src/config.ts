@@ -30,7 +30,7 @@ export interface Config {
   publicUrl: string | undefined;
   /** TRUST_PROXY: 1 to take protocol, host and client address from X-Forwarded-* headers. */
   trustProxy: boolean;
-  /** RATE_LIMIT_PER_HOUR: requests per hour per user token (the spec's 300). */
+  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/quota.ts). */
   rateLimitPerHour: number;
   /** SECRET_KEY: server secret for derived credentials (simple tokens); generated under DATA_DIR in embedded mode. */
   secretKey: string | undefined;

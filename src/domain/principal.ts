@@ -12,7 +12,7 @@ export interface Principal {
   clientId?: string;
   /** For OAuth tokens: the token row, for revocation and last-use bookkeeping. */
   tokenId?: number;
-  /** The key the rate limit counts under: one per user token. */
+  /** The key the rate limit counts under: the person's connection (domain/quota.ts). */
   rateLimitKey: string;
   /**
    * The person's profile time zone, read with the credentials (the same join), so that "today"

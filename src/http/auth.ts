@@ -8,7 +8,8 @@ import type Koa from 'koa';
 import type { Knex } from 'knex';
 import { unauthorized, type HttpError } from './errors';
 import type { Principal } from '../domain/principal';
-import { authenticateAccessToken } from '../domain/tokens';
+import { authenticateAccessTokenAndCount, type QuotaWindow } from '../domain/tokens';
+import { quotaKey, type QuotaCount } from '../domain/quota';
 import { findUserBySimpleToken } from '../domain/users';
 import { findSessionUser, SESSION_COOKIE } from '../domain/sessions';
 import { READ_SCOPES } from '../domain/scopes';
@@ -38,7 +39,14 @@ async function isAccessToken(db: Knex, token: string): Promise<boolean> {
 /** A credential is at most 512 characters of token68 characters (RFC 7235). */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]{1,512}=*$/;
 
-async function resolve(ctx: Koa.Context, db: Knex, now: Date): Promise<{ principal?: Principal; problem?: HttpError }> {
+interface Resolved {
+  principal?: Principal;
+  problem?: HttpError;
+  /** The request's rate-limit count, when it was taken with the credentials' lookup. */
+  count?: QuotaCount;
+}
+
+async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow | undefined): Promise<Resolved> {
   const header = ctx.get('Authorization');
   if (header) {
     const match = /^(\S+)\s+(.+)$/.exec(header.trim());
@@ -46,8 +54,8 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date): Promise<{ princip
     const credential = match?.[2].trim() ?? '';
     if (scheme === 'bearer') {
       if (!TOKEN68.test(credential)) return { problem: invalidBearer(BEARER_PROBLEMS.unknown) };
-      const check = await authenticateAccessToken(db, credential, now);
-      if ('principal' in check) return { principal: check.principal };
+      const { check, count } = await authenticateAccessTokenAndCount(db, credential, now, quota);
+      if ('principal' in check) return { principal: check.principal, count };
       if (check.problem === 'unknown' && (await isSimpleToken(db, credential))) {
         return { problem: invalidBearer('This is a simple token: send it as "Authorization: Token <token>", not Bearer.') };
       }
@@ -62,7 +70,7 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date): Promise<{ princip
             userId: user.id,
             username: user.username,
             scopes: new Set(READ_SCOPES),
-            rateLimitKey: `simple:${user.id}`,
+            rateLimitKey: quotaKey(user.id),
             timezone: user.timezone,
           },
         };
@@ -84,7 +92,7 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date): Promise<{ princip
           userId: session.userId,
           username: session.username,
           scopes: new Set(READ_SCOPES),
-          rateLimitKey: `session:${session.userId}`,
+          rateLimitKey: quotaKey(session.userId),
         },
       };
     }
@@ -97,11 +105,19 @@ export function credentialsMissing(): HttpError {
   return unauthorized('Authentication credentials were not provided.', `Bearer ${REALM}`);
 }
 
-export function authenticate(db: Knex, now: () => Date): Koa.Middleware {
+/** Which requests the rate limit counts, and its window: those requests' OAuth tokens are counted in the lookup. */
+export interface CountedRequests {
+  counts(ctx: Koa.Context): boolean;
+  windowMs: number;
+}
+
+export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
   return async (ctx, next) => {
-    const { principal, problem } = await resolve(ctx, db, now());
+    const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
+    const { principal, problem, count } = await resolve(ctx, db, now(), quota);
     ctx.state.principal = principal;
     ctx.state.authProblem = problem;
+    ctx.state.quotaCount = count;
     await next();
   };
 }

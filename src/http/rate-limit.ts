@@ -1,16 +1,25 @@
 /**
- * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per user token,
- * counted atomically in Postgres (rate-limiter-flexible) so every instance shares one count.
- * Requests without a principal count against the client's address. Every answer carries the
- * X-RateLimit-* headers and the IETF RateLimit / RateLimit-Policy fields; past the limit, 429.
+ * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per person's
+ * connection (domain/quota.ts: person and app for OAuth tokens, person for a simple token or a
+ * session), counted atomically in Postgres so every instance shares one count. An OAuth token's
+ * request was already counted by the statement that looked the token up (http/auth.ts); the others
+ * are counted here (rate-limiter-flexible, on the same table). Requests without a principal count
+ * against the client's address. Every answer carries the X-RateLimit-* headers and the IETF
+ * RateLimit / RateLimit-Policy fields; past the limit, 429.
  */
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { tooManyRequests } from './errors';
 import type { Principal } from '../domain/principal';
+import type { QuotaCount } from '../domain/quota';
 
-const WINDOW_SECONDS = 3600;
+/** A count taken with the token's lookup, in the shape rate-limiter-flexible answers. */
+function resultOf(count: QuotaCount, limit: number): RateLimiterRes {
+  return new RateLimiterRes(limit - count.points, Math.max(0, count.expire - Date.now()), count.points, false);
+}
+
+export const WINDOW_SECONDS = 3600;
 
 /** Table created by the migrations (same layout rate-limiter-flexible would create). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
@@ -43,9 +52,11 @@ export function rateLimit(limiter: RateLimiterPostgres, limit: number): Koa.Midd
   return async (ctx, next) => {
     const principal = ctx.state.principal as Principal | undefined;
     const key = principal?.rateLimitKey ?? `ip:${ctx.ip}`;
+    const counted = ctx.state.quotaCount as QuotaCount | undefined;
     let result: RateLimiterRes;
     try {
-      result = await limiter.consume(key, 1);
+      if (counted && counted.points > limit) throw resultOf(counted, limit);
+      result = counted ? resultOf(counted, limit) : await limiter.consume(key, 1);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // a database error: the error mapper answers it
       const retryAfter = setHeaders(ctx, limit, rejection);
