@@ -55,17 +55,28 @@ export function requireWriteScope(access: Access, attribute: { name: string; gro
  */
 export type AttributeLock = 'share' | 'update';
 
+/** The person's attributes among `names`, by name, read without locks (the one-statement path checks them again). */
+export async function readAttributes(db: Knex, userId: number, names: Iterable<string>): Promise<Map<string, WritableAttribute>> {
+  return attributesNamed(db, userId, names);
+}
+
 /**
  * The person's attributes among `names`, by name, locked in one statement. Rows are locked in id
  * order, so two batches naming the same attributes in different orders never wait on each other
  * in a cycle. Names the person lacks are simply absent from the map.
  */
 export async function lockAttributes(trx: Knex.Transaction, userId: number, names: Iterable<string>, mode: AttributeLock): Promise<Map<string, WritableAttribute>> {
+  return attributesNamed(trx, userId, names, mode);
+}
+
+async function attributesNamed(db: Knex, userId: number, names: Iterable<string>, mode?: AttributeLock): Promise<Map<string, WritableAttribute>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
-  const query = trx('attributes').where('user_id', userId).whereRaw('name = any(?::text[])', [sqlArray(wanted)]).orderBy('id').options(PREPARED);
-  const rows: WritableAttribute[] = await (mode === 'share' ? query.forShare() : query.forUpdate()).select(WRITABLE_COLUMNS);
-  return new Map(rows.map((row) => [row.name, row]));
+  const lock = mode === 'share' ? ' for share' : mode === 'update' ? ' for update' : '';
+  const { rows } = await db
+    .raw(`select ${WRITABLE_COLUMNS.join(', ')} from attributes where user_id = ? and name = any(?::text[]) order by id${lock}`, [userId, sqlArray(wanted)])
+    .options(PREPARED);
+  return new Map((rows as WritableAttribute[]).map((row) => [row.name, row]));
 }
 
 /** The named attribute from a batch's locked rows, or `not_found`. */

@@ -53,6 +53,11 @@ export function checkValue(target: ValueTarget, value: unknown): number | string
   return value;
 }
 
+/** Does checkRange limit this attribute's totals? (Then an increment's success depends on what is stored.) */
+export function hasRange(target: ValueTarget): boolean {
+  return target.value_type === 7 || target.value_type === 8 || target.value_type === 5 || templateOf(target) === 'mood';
+}
+
 /** The ranges the spec states, for a whole day's value (also checked on an increment's total). */
 function checkRange(target: ValueTarget, value: number): void {
   const subject = `Attribute ${target.name}`;

@@ -4,7 +4,11 @@
  * answers the new total as `current`. Every write also records the changed (user, date) in
  * `value_changes`, in the same transaction, for the derived-data jobs.
  *
- * The statements of one batch, whatever its size: one that locks the days written (day-locks.ts)
+ * A plain batch (updates, single increments of counters, no tags) is written by one statement
+ * after one read of its attributes, without a transaction of its own (verified-write.ts). Any
+ * other batch takes the locked path, in one transaction.
+ *
+ * The statements of the locked path, whatever the batch's size: one that locks the days written (day-locks.ts)
  * and reads the named attributes with share locks; for increments, one read of the days they
  * start from; one that upserts the values and marks their days changed; and, when tags changed,
  * the days' custom text (custom-tags.ts). Totals are computed here, under the day locks, item after
@@ -15,8 +19,9 @@
 import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../db/knex';
 import { storedValue } from '../values';
-import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
-import { foundAttribute, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
+import { type BatchResult, type Checked, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
+import { foundAttribute, readAttributes, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
+import { dayKey, suitsVerifiedWrite, verifiedWrite } from './verified-write';
 import { checkDate, checkDelta, checkTotal, checkValue } from './value-rules';
 import { isTag, refreshCustomTexts } from './custom-tags';
 import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
@@ -70,7 +75,6 @@ function checkAttribute(target: Target, attributes: ReadonlyMap<string, Writable
   return { ...target, attribute, amount };
 }
 
-const dayKey = (attributeId: number, date: string) => `${attributeId}|${date}`;
 
 /** The stored totals of the days that increments start from (absent: no value yet). */
 async function startingTotals(trx: Knex.Transaction, userId: number, operations: Operation[]): Promise<Map<string, number>> {
@@ -193,12 +197,50 @@ async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcome
   if (tagDates.length > 0) await refreshCustomTexts(trx, context, tagDates);
 }
 
+/**
+ * The one-statement path (verified-write.ts): the attributes read without locks, the rules in
+ * memory, one statement that writes if they are unchanged. Undefined when the batch needs the
+ * locked path: tags, several increments of a day, a bounded total, a changed attribute, a total
+ * that overflows.
+ */
+async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[], checked: Checked<Target>, targets: Target[]): Promise<BatchResult<Item> | undefined> {
+  const attributes = await readAttributes(db, context.userId, targets.map((t) => t.name));
+  const outcomes = outcomesAfter<Item>(items, checked);
+  const operations: Operation[] = [];
+  for (const target of targets) {
+    const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
+    if (operation) operations.push(operation);
+  }
+  // Every item failed a rule: the batch changes nothing, as of the attributes just read.
+  if (operations.length === 0) return outcomes.result();
+  if (!suitsVerifiedWrite(operations)) return undefined;
+  let totals: Map<string, number> | undefined;
+  try {
+    totals = await verifiedWrite(db, context, operations);
+  } catch (error) {
+    // 22003: a float total overflowed; the locked path fails that item alone.
+    if ((error as { code?: string }).code === FLOAT_OVERFLOW) return undefined;
+    throw error;
+  }
+  if (!totals) return undefined;
+  for (const operation of operations) {
+    const item = items[operation.index];
+    outcomes.succeed(operation.index, operation.kind === 'update' ? item : { ...item, date: operation.date, current: totals.get(dayKey(operation.attribute.id, operation.date)) });
+  }
+  return outcomes.result();
+}
+
+/** PostgreSQL's "value out of range" (a float8 sum past the largest double). */
+const FLOAT_OVERFLOW = '22003';
+
 /** Applies a batch of value writes in one transaction; the answer lists every item in the order sent. */
 export async function writeValues(db: Knex, context: WriteContext, writes: ValueWrite[]): Promise<BatchResult<Item>> {
   const items = writes.map((write) => write.item);
   const checked = checkEach(items, (_item, index) => checkFields(writes[index], index, context));
   const targets = passed(checked);
   if (targets.length === 0) return outcomesAfter<Item>(items, checked).result();
+  const written = await writeInOneStatement(db, context, items, checked, targets);
+  if (written) return written;
   return inBatchTransaction(db, async (trx) => {
     const outcomes = outcomesAfter<Item>(items, checked);
     await applyWrites(trx, context, outcomes, targets);

@@ -11,6 +11,7 @@ import { accessFor } from '../../../../src/domain/scopes';
 import { batchDeadlockRetries } from '../../../../src/domain/writes/batch';
 import type { WriteContext } from '../../../../src/domain/writes/context';
 import { writeValues } from '../../../../src/domain/writes/values';
+import { verifiedWrite } from '../../../../src/domain/writes/verified-write';
 import { customText } from '../../../../src/domain/writes/custom-tags';
 import { addDays } from '../../../../src/domain/time';
 
@@ -49,16 +50,37 @@ const isBegin = (sql: string) => /^begin/i.test(sql.trim());
 test.each([
   ['update', (i: number) => 100 + i],
   ['increment', () => 1],
-])('a 35-item %s sends as many statements as a 1-item one, in one transaction', async (endpoint, value) => {
+])('a plain 35-item %s is one read of its attributes and one writing statement, like a 1-item one', async (endpoint, value) => {
   const send = (count: number) => () => app.post(`/api/2/attributes/${endpoint}/`, { bearer: w.a, json: fiveAttributeItems(count, value) });
+  await send(1)(); // unmeasured: the token's once-a-minute last-use write is not the batch's
   const one = await statementsOf(send(1));
   const many = await statementsOf(send(35));
   expect([one.response.status, many.response.status]).toEqual([200, 200]);
   expect(many.response.body.success).toHaveLength(35);
   expect(many.statements.length).toBe(one.statements.length);
+  // The token's lookup with its rate-limit count, the attributes, the write: no transaction of its own.
+  expect(many.statements).toHaveLength(3);
+  expect(many.statements.filter(isBegin)).toHaveLength(0);
+});
+
+test('a batch incrementing one day twice takes the locked path: one transaction, still a fixed number of statements', async () => {
+  const twice = (count: number) => fiveAttributeItems(count, () => 1).flatMap((item) => [item, item]);
+  const one = await statementsOf(() => app.post('/api/2/attributes/increment/', { bearer: w.a, json: twice(1) }));
+  const many = await statementsOf(() => app.post('/api/2/attributes/increment/', { bearer: w.a, json: twice(17) }));
+  expect([one.response.status, many.response.status]).toEqual([200, 200]);
+  expect(many.statements.length).toBe(one.statements.length);
   expect(many.statements.filter(isBegin)).toHaveLength(1);
-  // Authentication and the rate limit come before the batch; the batch itself is a handful.
-  expect(many.statements.length).toBeLessThanOrEqual(12);
+});
+
+test('the one-statement write writes nothing when an attribute changed since it was read', async () => {
+  const steps = await app.db('attributes').where({ user_id: w.user.id, name: 'steps' }).first();
+  const context: WriteContext = { userId: w.user.id, clientPk: w.clientA.id, access: accessFor(['activity_write']), now: new Date(), today: '2026-11-20' };
+  const stale = { ...steps, owner_client_pk: w.clientB.id }; // as if read before A acquired it
+  expect(await verifiedWrite(app.db, context, [{ kind: 'update', attribute: stale, date: '2026-08-20', amount: 5 }])).toBeUndefined();
+  expect(await app.db('attribute_values').where({ user_id: w.user.id, attribute_id: steps.id, date: '2026-08-20' }).first()).toBeUndefined();
+  expect(await app.db('value_changes').where({ user_id: w.user.id, date: '2026-08-20' }).first()).toBeUndefined();
+  const written = await verifiedWrite(app.db, context, [{ kind: 'increment', attribute: steps, date: '2026-08-20', amount: 5 }]);
+  expect(written).toEqual(new Map([[`${steps.id}|2026-08-20`, 5]]));
 });
 
 test('acquire, release and create of 35 items send as many statements as of one', async () => {
