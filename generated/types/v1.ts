@@ -50,9 +50,10 @@ export interface paths {
          * Get a user's values for today
          * @description The user with their attributes and today's values, grouped. "Today" is the user's local date in
          *     their profile time zone. For `$self` (or your own user name) `attributes` lists the groups that
-         *     have attributes the credentials may read, in group priority order; each group's `items` are
-         *     those attributes, active and of normal priority (below 10; inactive and low-priority attributes
-         *     are left out, as in the attributes list), ordered by attribute priority then name, each with
+         *     have attributes the credentials may read or write (manual attributes with `manual_read` or
+         *     `manual_write`), in group priority order; each group's `items` are all those attributes that
+         *     are active, low-priority ones (priority 10 or more) included, ordered by attribute priority
+         *     then name (inactive attributes, which no service provides any more, are left out), each with
          *     today's value (`null` when there is none yet) and its `private` flag (your private attributes
          *     are included, flagged `private: true`). A group with no such attribute is not listed. For
          *     another user the answer is a stub: their public User object with an empty `attributes` array
@@ -86,7 +87,7 @@ export interface paths {
          * @description The authenticated user's attributes, each with one value per day for a range of days ending at
          *     `date_max` (today, the user's local date, by default): `limit` days, 7 (the last week) unless
          *     given, at most 31. Every day of the range is listed, newest first, with `value: null` on
-         *     days without data. Only attributes the credentials may read are listed (groups outside the
+         *     days without data. Only attributes the credentials may read (or write) are listed (groups outside the
          *     scopes, or unknown group or attribute names in the filters, give fewer or no attributes, never
          *     an error). Inactive and low-priority (priority 10 or more) attributes are left out unless named
          *     in `attributes`. Filters sent empty (`groups=`) are the same as not sent. Each attribute

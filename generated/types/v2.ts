@@ -79,8 +79,9 @@ export interface paths {
          *     sending both is 400. A `days` over 31 or below 1 is 400. Filters combine; a filter sent empty
          *     (`groups=`) is the same as not sent.
          *
-         *     Visibility: only attributes in the groups the token may read (`<group>_read`), plus manual
-         *     attributes when it has `manual_read`; a simple token and a session may read every group.
+         *     Visibility: only attributes in the groups the token may read or write (`<group>_read` or
+         *     `<group>_write`), plus manual attributes when it has `manual_read` or `manual_write` (a
+         *     service reads back what it writes); a simple token and a session may read every group.
          *     Groups outside the scopes, and unknown names, give an empty list, never an error. Inactive and
          *     low-priority (priority 10 or more) attributes are left out unless named in `attributes` or
          *     `templates`.
@@ -111,8 +112,9 @@ export interface paths {
          *     `null`), so `count` is the number of stored values up to `date_max`. The attribute is listed
          *     whether or not it is active or low priority: it is named.
          *
-         *     Visibility: the attribute must be in a group the token may read (`<group>_read`), or be
-         *     manual with `manual_read`; a simple token and a session may read every group. An unknown
+         *     Visibility: the attribute must be in a group the token may read or write (`<group>_read` or
+         *     `<group>_write`), or be manual with `manual_read` or `manual_write` (a service reads back what
+         *     it writes); a simple token and a session may read every group. An unknown
          *     attribute, or one the token may not see, gives an empty list (`count` 0), never an error.
          *
          *     Paged: `limit` defaults to 20 and is at most 100.

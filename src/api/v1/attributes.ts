@@ -8,7 +8,7 @@ import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
 import { listAttributeRowsWithValues } from '../../domain/attributes';
 import { listValues } from '../../domain/values';
-import { readVisibility } from '../../domain/visibility';
+import { readOrWriteVisibility } from '../../domain/visibility';
 import { principalToday } from '../../domain/time';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryInt } from '../../http/query';
@@ -28,7 +28,7 @@ export function attributesHandlers(deps: Deps) {
       const principal = ownData(c, ctx);
       const { results } = await listAttributeRowsWithValues(deps.db, {
         userId: principal.userId,
-        visibility: readVisibility(principal.scopes),
+        visibility: readOrWriteVisibility(principal.scopes),
         filters: { groups: names(c, 'groups'), names: names(c, 'attributes') },
         dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
         days: queryInt(c, 'limit', DEFAULT_DAYS),
@@ -44,7 +44,7 @@ export function attributesHandlers(deps: Deps) {
       const page = await listValues(deps.db, {
         userId: principal.userId,
         attribute: pathParam(c, 'attribute'),
-        visibility: readVisibility(principal.scopes),
+        visibility: readOrWriteVisibility(principal.scopes),
         dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
         limit: p.limit,
         offset: p.offset,
