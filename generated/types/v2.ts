@@ -388,7 +388,8 @@ export interface paths {
          *
          *     `strong=true` keeps correlations whose absolute `value` is at least 0.4; `confident=true`
          *     keeps five-star ones; `attribute` keeps those involving that attribute (as either
-         *     `attribute` or `attribute2`). Ordered strongest first (largest absolute `value`). Paged:
+         *     `attribute` or `attribute2`): every correlation of the unfiltered list that names it, also when
+         *     the named attribute is outside the token's scopes but its partner is readable. Ordered strongest first (largest absolute `value`). Paged:
          *     `limit` defaults to 20 and is at most 100.
          */
         get: operations["listCorrelations"];
@@ -2835,7 +2836,7 @@ export interface operations {
                 strong?: components["schemas"]["Flag"];
                 /** @description When true, lists only five-star (most confident) correlations. Accepts `true`, `false`, `1` or `0`; default false. */
                 confident?: components["schemas"]["Flag"];
-                /** @description Lists only correlations involving this attribute name, on either side; an unknown or hidden name matches nothing. */
+                /** @description Lists only correlations involving this attribute name, on either side; the result is exactly the correlations of the unfiltered list that name it (an unknown name, or one whose correlations are all hidden, matches nothing). */
                 attribute?: string;
             };
             header?: never;
