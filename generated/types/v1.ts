@@ -120,10 +120,13 @@ export interface paths {
         };
         /**
          * List one attribute's values
-         * @description A paged list of the authenticated user's values of one attribute, newest first, from
-         *     `date_max` (inclusive) back. Only days with a value are listed. An unknown attribute, or
-         *     one the credentials may not read, gives an empty list. Another user's values are refused with
-         *     403.
+         * @description A paged list of the authenticated user's values of one attribute: one entry per day, newest
+         *     first, from `date_max` (inclusive; the user's today by default) back to the first day the
+         *     attribute has data, with `value: null` on the days between without data (version 1 lists
+         *     every day of a range). `count` is the number of days in that range; days after the newest
+         *     value up to `date_max` are listed with `null` too. An attribute without data up to
+         *     `date_max`, an unknown attribute, or one the credentials may not read (or write) gives an
+         *     empty list. Another user's values are refused with 403.
          */
         get: operations["listUserAttributeValues"];
         put?: never;
@@ -1488,12 +1491,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "count": 45,
-                     *       "next": "https://daybook.example.org/api/1/users/$self/attributes/steps/?limit=2&page=2",
+                     *       "next": "https://daybook.example.org/api/1/users/$self/attributes/steps/?limit=3&page=2",
                      *       "previous": null,
                      *       "results": [
                      *         {
                      *           "date": "2026-11-21",
                      *           "value": 4210
+                     *         },
+                     *         {
+                     *           "date": "2026-11-20",
+                     *           "value": null
                      *         },
                      *         {
                      *           "date": "2026-11-19",
