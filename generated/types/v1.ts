@@ -211,8 +211,9 @@ export interface paths {
         /**
          * List a user's latest averages
          * @description The most recent weekly set of averages (medians) for each of the authenticated user's
-         *     attributes that the credentials may read, as a bare array (not paged). Another user's averages
-         *     are refused with 403.
+         *     attributes that the credentials may read, as a bare array (not paged): each attribute's own
+         *     newest record, so an attribute without recent data keeps its last one (version 2's list shows
+         *     only the newest week's set). Another user's averages are refused with 403.
          */
         get: operations["listUserAverages"];
         put?: never;
@@ -869,8 +870,8 @@ export interface components {
         };
         /**
          * @description One weekly set of averages of one attribute. They are in fact medians (over the 60 days before
-         *     `date`), overall and for each weekday. A weekday is `null` when there was no data on that weekday
-         *     in the window.
+         *     `date`), overall and for each weekday. Every field is a number: a weekday without data in the
+         *     window has the overall median (the best estimate there is for it), never `null`.
          * @example {
          *       "attribute": "steps",
          *       "date": "2026-11-16",
@@ -897,40 +898,40 @@ export interface components {
              */
             overall: number;
             /**
-             * @description Median of the window's Mondays, or `null` without data on a Monday.
+             * @description Median of the window's Mondays; the overall median when the window has no data on a Monday.
              * @example 9120
              */
-            monday: number | null;
+            monday: number;
             /**
-             * @description Median of the window's Tuesdays, or `null` without data on a Tuesday.
+             * @description Median of the window's Tuesdays; the overall median when the window has no data on a Tuesday.
              * @example 8804.5
              */
-            tuesday: number | null;
+            tuesday: number;
             /**
-             * @description Median of the window's Wednesdays, or `null` without data on a Wednesday.
+             * @description Median of the window's Wednesdays; the overall median when the window has no data on a Wednesday.
              * @example 8650
              */
-            wednesday: number | null;
+            wednesday: number;
             /**
-             * @description Median of the window's Thursdays, or `null` without data on a Thursday.
+             * @description Median of the window's Thursdays; the overall median when the window has no data on a Thursday.
              * @example 7932
              */
-            thursday: number | null;
+            thursday: number;
             /**
-             * @description Median of the window's Fridays, or `null` without data on a Friday.
+             * @description Median of the window's Fridays; the overall median when the window has no data on a Friday.
              * @example 7410
              */
-            friday: number | null;
+            friday: number;
             /**
-             * @description Median of the window's Saturdays, or `null` without data on a Saturday.
+             * @description Median of the window's Saturdays; the overall median when the window has no data on a Saturday.
              * @example 10255
              */
-            saturday: number | null;
+            saturday: number;
             /**
-             * @description Median of the window's Sundays, or `null` without data on a Sunday.
+             * @description Median of the window's Sundays; the overall median when the window has no data on a Sunday.
              * @example 6120
              */
-            sunday: number | null;
+            sunday: number;
         };
         /**
          * @description A page of weekly average sets, newest first.

@@ -438,11 +438,17 @@ export interface paths {
         /**
          * List averages
          * @description Lists weekly sets of averages, one record per attribute per week. Averages are in fact medians
-         *     over the 60 days before the set's `date`, overall and for each weekday (a weekday is `null`
-         *     without data on that weekday). Without parameters it lists the most recent set of every visible
-         *     attribute. With `include_historical=true` (useful together with `attributes`), historical
-         *     sets are listed as well: several records per attribute, newest first. `date_min` and
-         *     `date_max` bound the sets' dates.
+         *     over the 60 days before the set's `date`, overall and for each weekday (a weekday without data
+         *     in the window has the overall median, so every field is a number). A set is computed each week
+         *     for the attributes with data in its window.
+         *
+         *     Without `include_historical` it lists the most recent set: the records of the person's newest
+         *     weekly computation, all with that one `date` (the newest within `date_min` and `date_max` when
+         *     they are sent). An attribute with no data in the newest window has no record in it, so it is
+         *     absent rather than shown with an old median; ask for it with `include_historical=true`. Other
+         *     filters narrow the set; they never bring in records of another week. With
+         *     `include_historical=true` (useful together with `attributes`), every set within the date
+         *     bounds is listed: several records per attribute, newest first.
          *
          *     Visibility: only attributes in the groups the token may read (`<group>_read`), plus manual
          *     attributes when it has `manual_read`; a simple token and a session may read every group.
@@ -1332,8 +1338,8 @@ export interface components {
         };
         /**
          * @description One weekly set of averages of one attribute. They are in fact medians (over the 60 days before
-         *     `date`), overall and for each weekday. A weekday is `null` when there was no data on that weekday
-         *     in the window.
+         *     `date`), overall and for each weekday. Every field is a number: a weekday without data in the
+         *     window has the overall median (the best estimate there is for it), never `null`.
          * @example {
          *       "attribute": "steps",
          *       "date": "2026-11-16",
@@ -1360,40 +1366,40 @@ export interface components {
              */
             overall: number;
             /**
-             * @description Median of the window's Mondays, or `null` without data on a Monday.
+             * @description Median of the window's Mondays; the overall median when the window has no data on a Monday.
              * @example 9120
              */
-            monday: number | null;
+            monday: number;
             /**
-             * @description Median of the window's Tuesdays, or `null` without data on a Tuesday.
+             * @description Median of the window's Tuesdays; the overall median when the window has no data on a Tuesday.
              * @example 8804.5
              */
-            tuesday: number | null;
+            tuesday: number;
             /**
-             * @description Median of the window's Wednesdays, or `null` without data on a Wednesday.
+             * @description Median of the window's Wednesdays; the overall median when the window has no data on a Wednesday.
              * @example 8650
              */
-            wednesday: number | null;
+            wednesday: number;
             /**
-             * @description Median of the window's Thursdays, or `null` without data on a Thursday.
+             * @description Median of the window's Thursdays; the overall median when the window has no data on a Thursday.
              * @example 7932
              */
-            thursday: number | null;
+            thursday: number;
             /**
-             * @description Median of the window's Fridays, or `null` without data on a Friday.
+             * @description Median of the window's Fridays; the overall median when the window has no data on a Friday.
              * @example 7410
              */
-            friday: number | null;
+            friday: number;
             /**
-             * @description Median of the window's Saturdays, or `null` without data on a Saturday.
+             * @description Median of the window's Saturdays; the overall median when the window has no data on a Saturday.
              * @example 10255
              */
-            saturday: number | null;
+            saturday: number;
             /**
-             * @description Median of the window's Sundays, or `null` without data on a Sunday.
+             * @description Median of the window's Sundays; the overall median when the window has no data on a Sunday.
              * @example 6120
              */
-            sunday: number | null;
+            sunday: number;
         };
         /** @description A page of averages. */
         AverageList: components["schemas"]["Paged"] & {

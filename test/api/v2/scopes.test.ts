@@ -137,6 +137,7 @@ describe('values are visible with a read or a write scope (the spec’s rule 6)'
   test('the attribute list and averages stay limited to read scopes', async () => {
     const mood = await app.db('attributes').where({ user_id: person.id, name: 'mood' }).first('id');
     const week = { monday: 5, tuesday: 5, wednesday: 5, thursday: 5, friday: 5, saturday: 5, sunday: 5 };
+    await app.db('derived_weeks').insert({ user_id: person.id, date: '2026-11-16', attributes: 1, tests: 0, published: 0, averages: 1, duration_ms: 1 });
     await app.db('averages').insert({ user_id: person.id, attribute_id: mood.id, date: '2026-11-16', overall: 5, ...week });
     try {
       expect((await app.get('/api/2/averages/', { bearer: await tokenFor(['mood_read']) })).body.count).toBe(1);
@@ -147,6 +148,7 @@ describe('values are visible with a read or a write scope (the spec’s rule 6)'
       }
     } finally {
       await app.db('averages').where({ user_id: person.id }).delete();
+      await app.db('derived_weeks').where({ user_id: person.id }).delete();
     }
   });
 
