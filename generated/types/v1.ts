@@ -950,7 +950,7 @@ export interface components {
          *           "thursday": 7960,
          *           "friday": 7512,
          *           "saturday": 10233,
-         *           "sunday": null
+         *           "sunday": 8120
          *         },
          *         {
          *           "attribute": "steps",
@@ -1757,7 +1757,7 @@ export interface operations {
                      *         "thursday": 7960,
                      *         "friday": 7512,
                      *         "saturday": 10233,
-                     *         "sunday": null
+                     *         "sunday": 8120
                      *       },
                      *       {
                      *         "attribute": "sleep",
@@ -1858,7 +1858,7 @@ export interface operations {
                      *           "thursday": 7960,
                      *           "friday": 7512,
                      *           "saturday": 10233,
-                     *           "sunday": null
+                     *           "sunday": 8120
                      *         },
                      *         {
                      *           "attribute": "steps",

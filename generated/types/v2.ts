@@ -3055,7 +3055,7 @@ export interface operations {
                      *           "thursday": 438,
                      *           "friday": 455,
                      *           "saturday": 497,
-                     *           "sunday": null
+                     *           "sunday": 452
                      *         }
                      *       ]
                      *     }
