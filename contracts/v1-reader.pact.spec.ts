@@ -1,6 +1,7 @@
 /**
  * Consumer contract of a version 1 reader: an older app that signs in with the person's username
- * and password for a simple token, then reads `$self`'s profile, today's values and the last days
+ * and password for a simple token, then reads `$self`'s profile (learning from its headers that
+ * version 1 is deprecated, and where version 2 is documented), today's values and the last days
  * of an attribute, where a day without data is `null`.
  */
 import { createV1Client, type V1Client } from '../src/client';
@@ -11,6 +12,11 @@ import { STATES } from './support/states';
 const pact = consumerPact('daybook-v1-reader');
 const auth = { Authorization: simpleToken('v1-simple-token') };
 const json = { 'Content-Type': 'application/json' };
+/** RFC 9745's Structured Field Date, and the successor's documentation (any host: it comes from PUBLIC_URL or the request). */
+const deprecated = {
+  Deprecation: M.regex('^@\\d+$', '@1795305600'),
+  Link: M.regex('^<https?://[^>]+/docs/v2/>; rel="successor-version"$', '<https://daybook.example.org/docs/v2/>; rel="successor-version"'),
+};
 
 const client = (url: string): V1Client => createV1Client({ baseUrl: url, auth: { simpleToken: 'v1-simple-token' } });
 
@@ -56,7 +62,7 @@ describe('a version 1 reader', () => {
       .given(STATES.person)
       .uponReceiving("a request for $self's profile")
       .withRequest({ method: 'GET', path: '/api/1/users/$self/profile/', headers: auth })
-      .willRespondWith({ status: 200, headers: json, body: { ...user, attributes: [] } });
+      .willRespondWith({ status: 200, headers: { ...json, ...deprecated }, body: { ...user, attributes: [] } });
     await pact.executeTest(async (server) => {
       const result = await client(server.url).profile();
       expect(result.ok && result.data.username).toBe('alice');
@@ -124,6 +130,32 @@ describe('a version 1 reader', () => {
     await pact.executeTest(async (server) => {
       const result = await client(server.url).attributes({ attributes: 'steps', limit: 3 });
       expect(result.ok && result.data[0].values.map((v) => v.value === null)).toEqual([false, true, false]);
+    });
+  });
+
+  test("walks one attribute's values day by day, with null on the day without data", async () => {
+    pact
+      .given(STATES.person)
+      .given(STATES.gap)
+      .uponReceiving("a request for one attribute's values of $self, three days a page")
+      .withRequest({ method: 'GET', path: '/api/1/users/$self/attributes/steps/', query: { limit: '3' }, headers: auth })
+      .willRespondWith({
+        status: 200,
+        headers: { ...json, ...deprecated },
+        body: {
+          count: 3,
+          next: null,
+          previous: null,
+          results: [
+            { value: M.integer(9000), date: date('2026-11-20') },
+            { value: null, date: date('2026-11-19') },
+            { value: M.integer(7000), date: date('2026-11-18') },
+          ],
+        },
+      });
+    await pact.executeTest(async (server) => {
+      const result = await client(server.url).attributeValues('steps', { limit: 3 });
+      expect(result.ok && result.data.results.map((v) => v.value === null)).toEqual([false, true, false]);
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
  * metrics (when METRICS_TOKEN is set) -> request id + log + error mapping -> security headers ->
- * trailing-slash redirect -> route template -> health, docs and /metrics -> pages for people ->
+ * CORS (preflights answered here) -> v1 deprecation fields -> trailing-slash redirect -> route template -> health, docs and /metrics -> pages for people ->
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
@@ -9,6 +9,8 @@ import helmet from 'koa-helmet';
 import type { Deps } from './deps';
 import { requestContext } from './http/request-context';
 import { trailingSlashRedirect } from './http/trailing-slash';
+import { v1Deprecation } from './http/deprecation';
+import { cors } from './http/cors';
 import { metaRoutes } from './http/meta-routes';
 import { authenticate } from './http/auth';
 import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit';
@@ -55,6 +57,8 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
     ctx.state.publicUrl = deps.config.publicUrl;
     await next();
   });
+  app.use(cors());
+  app.use(v1Deprecation());
   app.use(trailingSlashRedirect());
   app.use(recordRoute(backends));
   app.use(meta.routes());

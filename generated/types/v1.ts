@@ -50,9 +50,10 @@ export interface paths {
          * Get a user's values for today
          * @description The user with their attributes and today's values, grouped. "Today" is the user's local date in
          *     their profile time zone. For `$self` (or your own user name) `attributes` lists the groups that
-         *     have attributes the credentials may read, in group priority order; each group's `items` are
-         *     those attributes, active and of normal priority (below 10; inactive and low-priority attributes
-         *     are left out, as in the attributes list), ordered by attribute priority then name, each with
+         *     have attributes the credentials may read or write (manual attributes with `manual_read` or
+         *     `manual_write`), in group priority order; each group's `items` are all those attributes that
+         *     are active, low-priority ones (priority 10 or more) included, ordered by attribute priority
+         *     then name (inactive attributes, which no service provides any more, are left out), each with
          *     today's value (`null` when there is none yet) and its `private` flag (your private attributes
          *     are included, flagged `private: true`). A group with no such attribute is not listed. For
          *     another user the answer is a stub: their public User object with an empty `attributes` array
@@ -86,7 +87,7 @@ export interface paths {
          * @description The authenticated user's attributes, each with one value per day for a range of days ending at
          *     `date_max` (today, the user's local date, by default): `limit` days, 7 (the last week) unless
          *     given, at most 31. Every day of the range is listed, newest first, with `value: null` on
-         *     days without data. Only attributes the credentials may read are listed (groups outside the
+         *     days without data. Only attributes the credentials may read (or write) are listed (groups outside the
          *     scopes, or unknown group or attribute names in the filters, give fewer or no attributes, never
          *     an error). Inactive and low-priority (priority 10 or more) attributes are left out unless named
          *     in `attributes`. Filters sent empty (`groups=`) are the same as not sent. Each attribute
@@ -119,10 +120,13 @@ export interface paths {
         };
         /**
          * List one attribute's values
-         * @description A paged list of the authenticated user's values of one attribute, newest first, from
-         *     `date_max` (inclusive) back. Only days with a value are listed. An unknown attribute, or
-         *     one the credentials may not read, gives an empty list. Another user's values are refused with
-         *     403.
+         * @description A paged list of the authenticated user's values of one attribute: one entry per day, newest
+         *     first, from `date_max` (inclusive; the user's today by default) back to the first day the
+         *     attribute has data, with `value: null` on the days between without data (version 1 lists
+         *     every day of a range). `count` is the number of days in that range; days after the newest
+         *     value up to `date_max` are listed with `null` too. An attribute without data up to
+         *     `date_max`, an unknown attribute, or one the credentials may not read (or write) gives an
+         *     empty list. Another user's values are refused with 403.
          */
         get: operations["listUserAttributeValues"];
         put?: never;
@@ -207,8 +211,9 @@ export interface paths {
         /**
          * List a user's latest averages
          * @description The most recent weekly set of averages (medians) for each of the authenticated user's
-         *     attributes that the credentials may read, as a bare array (not paged). Another user's averages
-         *     are refused with 403.
+         *     attributes that the credentials may read, as a bare array (not paged): each attribute's own
+         *     newest record, so an attribute without recent data keeps its last one (version 2's list shows
+         *     only the newest week's set). Another user's averages are refused with 403.
          */
         get: operations["listUserAverages"];
         put?: never;
@@ -865,8 +870,8 @@ export interface components {
         };
         /**
          * @description One weekly set of averages of one attribute. They are in fact medians (over the 60 days before
-         *     `date`), overall and for each weekday. A weekday is `null` when there was no data on that weekday
-         *     in the window.
+         *     `date`), overall and for each weekday. Every field is a number: a weekday without data in the
+         *     window has the overall median (the best estimate there is for it), never `null`.
          * @example {
          *       "attribute": "steps",
          *       "date": "2026-11-16",
@@ -893,40 +898,40 @@ export interface components {
              */
             overall: number;
             /**
-             * @description Median of the window's Mondays, or `null` without data on a Monday.
+             * @description Median of the window's Mondays; the overall median when the window has no data on a Monday.
              * @example 9120
              */
-            monday: number | null;
+            monday: number;
             /**
-             * @description Median of the window's Tuesdays, or `null` without data on a Tuesday.
+             * @description Median of the window's Tuesdays; the overall median when the window has no data on a Tuesday.
              * @example 8804.5
              */
-            tuesday: number | null;
+            tuesday: number;
             /**
-             * @description Median of the window's Wednesdays, or `null` without data on a Wednesday.
+             * @description Median of the window's Wednesdays; the overall median when the window has no data on a Wednesday.
              * @example 8650
              */
-            wednesday: number | null;
+            wednesday: number;
             /**
-             * @description Median of the window's Thursdays, or `null` without data on a Thursday.
+             * @description Median of the window's Thursdays; the overall median when the window has no data on a Thursday.
              * @example 7932
              */
-            thursday: number | null;
+            thursday: number;
             /**
-             * @description Median of the window's Fridays, or `null` without data on a Friday.
+             * @description Median of the window's Fridays; the overall median when the window has no data on a Friday.
              * @example 7410
              */
-            friday: number | null;
+            friday: number;
             /**
-             * @description Median of the window's Saturdays, or `null` without data on a Saturday.
+             * @description Median of the window's Saturdays; the overall median when the window has no data on a Saturday.
              * @example 10255
              */
-            saturday: number | null;
+            saturday: number;
             /**
-             * @description Median of the window's Sundays, or `null` without data on a Sunday.
+             * @description Median of the window's Sundays; the overall median when the window has no data on a Sunday.
              * @example 6120
              */
-            sunday: number | null;
+            sunday: number;
         };
         /**
          * @description A page of weekly average sets, newest first.
@@ -945,7 +950,7 @@ export interface components {
          *           "thursday": 7960,
          *           "friday": 7512,
          *           "saturday": 10233,
-         *           "sunday": null
+         *           "sunday": 8120
          *         },
          *         {
          *           "attribute": "steps",
@@ -1174,6 +1179,18 @@ export interface components {
     headers: {
         /** @description Identifier of this request in the service's logs; quote it when reporting a problem. */
         "X-Request-Id": string;
+        /**
+         * @description Version 1 is deprecated (RFC 9745): a Structured Field Date, `@` and the Unix time from which it
+         *     has been deprecated. `@1795305600` is 2026-11-22, Daybook's first release, which served version 2
+         *     as the current interface. Version 1 keeps working; no sunset date has been set, so there is no
+         *     `Sunset` header.
+         */
+        Deprecation: "@1795305600";
+        /**
+         * @description Where to go instead (RFC 8288 link, relation `successor-version` of RFC 5829): the version 2
+         *     documentation, for example `<https://daybook.example.org/docs/v2/>; rel="successor-version"`.
+         */
+        Link: string;
         /** @description Requests allowed per hour for this token (300 by default). */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current hour for this token. */
@@ -1210,6 +1227,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1248,6 +1267,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1286,6 +1307,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1303,6 +1326,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1356,6 +1381,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1426,6 +1453,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1476,6 +1505,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1487,12 +1518,16 @@ export interface operations {
                     /**
                      * @example {
                      *       "count": 45,
-                     *       "next": "https://daybook.example.org/api/1/users/$self/attributes/steps/?limit=2&page=2",
+                     *       "next": "https://daybook.example.org/api/1/users/$self/attributes/steps/?limit=3&page=2",
                      *       "previous": null,
                      *       "results": [
                      *         {
                      *           "date": "2026-11-21",
                      *           "value": 4210
+                     *         },
+                     *         {
+                     *           "date": "2026-11-20",
+                     *           "value": null
                      *         },
                      *         {
                      *           "date": "2026-11-19",
@@ -1510,6 +1545,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1561,6 +1598,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1611,6 +1650,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1664,6 +1705,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1689,6 +1732,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1728,6 +1773,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1748,7 +1795,7 @@ export interface operations {
                      *         "thursday": 7960,
                      *         "friday": 7512,
                      *         "saturday": 10233,
-                     *         "sunday": null
+                     *         "sunday": 8120
                      *       },
                      *       {
                      *         "attribute": "sleep",
@@ -1773,6 +1820,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1825,6 +1874,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1849,7 +1900,7 @@ export interface operations {
                      *           "thursday": 7960,
                      *           "friday": 7512,
                      *           "saturday": 10233,
-                     *           "sunday": null
+                     *           "sunday": 8120
                      *         },
                      *         {
                      *           "attribute": "steps",
@@ -1875,6 +1926,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Link: components["headers"]["Link"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

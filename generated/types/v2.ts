@@ -79,8 +79,9 @@ export interface paths {
          *     sending both is 400. A `days` over 31 or below 1 is 400. Filters combine; a filter sent empty
          *     (`groups=`) is the same as not sent.
          *
-         *     Visibility: only attributes in the groups the token may read (`<group>_read`), plus manual
-         *     attributes when it has `manual_read`; a simple token and a session may read every group.
+         *     Visibility: only attributes in the groups the token may read or write (`<group>_read` or
+         *     `<group>_write`), plus manual attributes when it has `manual_read` or `manual_write` (a
+         *     service reads back what it writes); a simple token and a session may read every group.
          *     Groups outside the scopes, and unknown names, give an empty list, never an error. Inactive and
          *     low-priority (priority 10 or more) attributes are left out unless named in `attributes` or
          *     `templates`.
@@ -111,8 +112,9 @@ export interface paths {
          *     `null`), so `count` is the number of stored values up to `date_max`. The attribute is listed
          *     whether or not it is active or low priority: it is named.
          *
-         *     Visibility: the attribute must be in a group the token may read (`<group>_read`), or be
-         *     manual with `manual_read`; a simple token and a session may read every group. An unknown
+         *     Visibility: the attribute must be in a group the token may read or write (`<group>_read` or
+         *     `<group>_write`), or be manual with `manual_read` or `manual_write` (a service reads back what
+         *     it writes); a simple token and a session may read every group. An unknown
          *     attribute, or one the token may not see, gives an empty list (`count` 0), never an error.
          *
          *     Paged: `limit` defaults to 20 and is at most 100.
@@ -393,7 +395,8 @@ export interface paths {
          *
          *     `strong=true` keeps correlations whose absolute `value` is at least 0.4; `confident=true`
          *     keeps five-star ones; `attribute` keeps those involving that attribute (as either
-         *     `attribute` or `attribute2`). Ordered strongest first (largest absolute `value`). Paged:
+         *     `attribute` or `attribute2`): every correlation of the unfiltered list that names it, also when
+         *     the named attribute is outside the token's scopes but its partner is readable. Ordered strongest first (largest absolute `value`). Paged:
          *     `limit` defaults to 20 and is at most 100.
          */
         get: operations["listCorrelations"];
@@ -442,11 +445,17 @@ export interface paths {
         /**
          * List averages
          * @description Lists weekly sets of averages, one record per attribute per week. Averages are in fact medians
-         *     over the 60 days before the set's `date`, overall and for each weekday (a weekday is `null`
-         *     without data on that weekday). Without parameters it lists the most recent set of every visible
-         *     attribute. With `include_historical=true` (useful together with `attributes`), historical
-         *     sets are listed as well: several records per attribute, newest first. `date_min` and
-         *     `date_max` bound the sets' dates.
+         *     over the 60 days before the set's `date`, overall and for each weekday (a weekday without data
+         *     in the window has the overall median, so every field is a number). A set is computed each week
+         *     for the attributes with data in its window.
+         *
+         *     Without `include_historical` it lists the most recent set: the records of the person's newest
+         *     weekly computation, all with that one `date` (the newest within `date_min` and `date_max` when
+         *     they are sent). An attribute with no data in the newest window has no record in it, so it is
+         *     absent rather than shown with an old median; ask for it with `include_historical=true`. Other
+         *     filters narrow the set; they never bring in records of another week. With
+         *     `include_historical=true` (useful together with `attributes`), every set within the date
+         *     bounds is listed: several records per attribute, newest first.
          *
          *     Visibility: only attributes in the groups the token may read (`<group>_read`), plus manual
          *     attributes when it has `manual_read`; a simple token and a session may read every group.
@@ -1338,8 +1347,8 @@ export interface components {
         };
         /**
          * @description One weekly set of averages of one attribute. They are in fact medians (over the 60 days before
-         *     `date`), overall and for each weekday. A weekday is `null` when there was no data on that weekday
-         *     in the window.
+         *     `date`), overall and for each weekday. Every field is a number: a weekday without data in the
+         *     window has the overall median (the best estimate there is for it), never `null`.
          * @example {
          *       "attribute": "steps",
          *       "date": "2026-11-16",
@@ -1366,40 +1375,40 @@ export interface components {
              */
             overall: number;
             /**
-             * @description Median of the window's Mondays, or `null` without data on a Monday.
+             * @description Median of the window's Mondays; the overall median when the window has no data on a Monday.
              * @example 9120
              */
-            monday: number | null;
+            monday: number;
             /**
-             * @description Median of the window's Tuesdays, or `null` without data on a Tuesday.
+             * @description Median of the window's Tuesdays; the overall median when the window has no data on a Tuesday.
              * @example 8804.5
              */
-            tuesday: number | null;
+            tuesday: number;
             /**
-             * @description Median of the window's Wednesdays, or `null` without data on a Wednesday.
+             * @description Median of the window's Wednesdays; the overall median when the window has no data on a Wednesday.
              * @example 8650
              */
-            wednesday: number | null;
+            wednesday: number;
             /**
-             * @description Median of the window's Thursdays, or `null` without data on a Thursday.
+             * @description Median of the window's Thursdays; the overall median when the window has no data on a Thursday.
              * @example 7932
              */
-            thursday: number | null;
+            thursday: number;
             /**
-             * @description Median of the window's Fridays, or `null` without data on a Friday.
+             * @description Median of the window's Fridays; the overall median when the window has no data on a Friday.
              * @example 7410
              */
-            friday: number | null;
+            friday: number;
             /**
-             * @description Median of the window's Saturdays, or `null` without data on a Saturday.
+             * @description Median of the window's Saturdays; the overall median when the window has no data on a Saturday.
              * @example 10255
              */
-            saturday: number | null;
+            saturday: number;
             /**
-             * @description Median of the window's Sundays, or `null` without data on a Sunday.
+             * @description Median of the window's Sundays; the overall median when the window has no data on a Sunday.
              * @example 6120
              */
-            sunday: number | null;
+            sunday: number;
         };
         /** @description A page of averages. */
         AverageList: components["schemas"]["Paged"] & {
@@ -2842,7 +2851,7 @@ export interface operations {
                 strong?: components["schemas"]["Flag"];
                 /** @description When true, lists only five-star (most confident) correlations. Accepts `true`, `false`, `1` or `0`; default false. */
                 confident?: components["schemas"]["Flag"];
-                /** @description Lists only correlations involving this attribute name, on either side; an unknown or hidden name matches nothing. */
+                /** @description Lists only correlations involving this attribute name, on either side; the result is exactly the correlations of the unfiltered list that name it (an unknown name, or one whose correlations are all hidden, matches nothing). */
                 attribute?: string;
             };
             header?: never;
@@ -3055,7 +3064,7 @@ export interface operations {
                      *           "thursday": 438,
                      *           "friday": 455,
                      *           "saturday": 497,
-                     *           "sunday": null
+                     *           "sunday": 452
                      *         }
                      *       ]
                      *     }

@@ -1,7 +1,9 @@
 /**
  * The weekly set of averages of each numeric attribute: medians over the 60 days before the set's
  * date, overall and for each weekday (DESIGN "Averages window"). An attribute without data in the
- * window gets no set that week; a weekday without data in the window is null.
+ * window gets no set that week. A weekday without data in the window gets the overall median: the
+ * spec types every weekday as a float, and the window's median is the best estimate of a day about
+ * which the window says nothing (0 would read as "none", which a missing weekday does not mean).
  */
 import { median } from './stats/median';
 import { indexOf, weekdayAt, type UserData } from './series';
@@ -15,7 +17,7 @@ export interface AverageSet {
   attributeId: number;
   date: string;
   overall: number;
-  weekdays: Record<Weekday, number | null>;
+  weekdays: Record<Weekday, number>;
 }
 
 /** Medians of the window [start, end) of day indexes: overall and per weekday. */
@@ -46,7 +48,7 @@ export function computeAverages(data: UserData, date: string): AverageSet[] {
       attributeId: attribute.id,
       date,
       overall,
-      weekdays: Object.fromEntries(WEEKDAYS.map((day, i) => [day, weekdays[i]])) as Record<Weekday, number | null>,
+      weekdays: Object.fromEntries(WEEKDAYS.map((day, i) => [day, weekdays[i] ?? overall])) as Record<Weekday, number>,
     });
   }
   return sets;

@@ -7,19 +7,27 @@ import type { Knex } from 'knex';
 import { MAX_OFFSET } from './values';
 import { whereVisible, type Visibility } from './visibility';
 
-/** The spec's Average. */
+/** The spec's Average: every field a float (a weekday without data holds the overall median). */
 export interface AverageObject {
   attribute: string;
   date: string;
   overall: number;
-  monday: number | null;
-  tuesday: number | null;
-  wednesday: number | null;
-  thursday: number | null;
-  friday: number | null;
-  saturday: number | null;
-  sunday: number | null;
+  monday: number;
+  tuesday: number;
+  wednesday: number;
+  thursday: number;
+  friday: number;
+  saturday: number;
+  sunday: number;
 }
+
+/**
+ * Which sets a list holds: `latest-set` the person's newest weekly set (one date: version 2's
+ * list, where an attribute without data in the newest window is absent); `latest-per-attribute`
+ * each attribute's own newest set (version 1's "most recent Average for each attribute");
+ * `all` every set (include_historical).
+ */
+export type AverageSets = 'latest-set' | 'latest-per-attribute' | 'all';
 
 export interface AverageFilters {
   groups?: readonly string[];
@@ -29,16 +37,17 @@ export interface AverageFilters {
   dateMin?: string;
   /** Newest set date, inclusive. */
   dateMax?: string;
-  /** Every set in the date bounds, not only each attribute's newest. */
-  includeHistorical?: boolean;
+  /** Which sets within the date bounds; `latest-set` when absent. */
+  sets?: AverageSets;
 }
 
 type Row = AverageObject & { total: number };
 
 /**
- * A page of averages: each visible attribute's newest set within the date bounds, or with
- * `includeHistorical` every set within them; ordered by group priority, attribute priority, name,
- * then newest set first.
+ * A page of averages within the date bounds, the sets `filters.sets` says, ordered by group
+ * priority, attribute priority, name, then newest set first. The newest set's date comes from
+ * `derived_weeks` (every weekly computation records its date there, also one that found no
+ * attribute with data), so a week without any set is the latest set, and empty.
  */
 export async function listAverages(
   db: Knex,
@@ -62,6 +71,7 @@ export async function listAverages(
   if (filters.names) sets.whereIn('a.name', [...filters.names]);
   if (filters.dateMin) sets.where('av.date', '>=', filters.dateMin);
   if (filters.dateMax) sets.where('av.date', '<=', filters.dateMax);
+  if ((filters.sets ?? 'latest-set') === 'latest-set') sets.where('av.date', latestWeek(db, input.userId, filters));
 
   const query = db
     .from(sets.as('s'))
@@ -70,7 +80,15 @@ export async function listAverages(
     .orderBy([{ column: 's.group_priority' }, { column: 's.attribute_priority' }, { column: 's.attribute' }, { column: 's.date', order: 'desc' }])
     .limit(input.page.limit)
     .offset(Math.min(input.page.offset, MAX_OFFSET));
-  if (!filters.includeHistorical) query.where('s.newest', 1);
+  if (filters.sets === 'latest-per-attribute') query.where('s.newest', 1);
   const rows: Row[] = await query;
   return { count: rows[0]?.total ?? 0, results: rows.map(({ total: _total, ...average }) => average) };
+}
+
+/** The date of the person's newest weekly computation within the date bounds, as a subquery. */
+function latestWeek(db: Knex, userId: number, filters: AverageFilters): Knex.QueryBuilder {
+  const weeks = db('derived_weeks as w').where('w.user_id', userId).max('w.date');
+  if (filters.dateMin) weeks.where('w.date', '>=', filters.dateMin);
+  if (filters.dateMax) weeks.where('w.date', '<=', filters.dateMax);
+  return weeks;
 }

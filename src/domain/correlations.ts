@@ -84,7 +84,10 @@ export interface CorrelationFilters {
   strong?: boolean;
   /** Five stars only. */
   confident?: boolean;
-  /** Only those involving this attribute (on a side the token may see). */
+  /**
+   * Only those involving this attribute, on either side. Visibility is the list's own rule (one
+   * visible side), so the filtered list is exactly the part of the unfiltered list that names it.
+   */
   attribute?: string;
 }
 
@@ -104,13 +107,7 @@ export async function listCorrelations(
   const name = input.filters.attribute;
   if (name !== undefined) {
     query.where(function involves() {
-      this.where(function first() {
-        this.where('a1.name', name);
-        whereVisible(this, input.visibility, 'a1');
-      }).orWhere(function second() {
-        this.where('a2.name', name);
-        whereVisible(this, input.visibility, 'a2');
-      });
+      this.where('a1.name', name).orWhere('a2.name', name);
     });
   }
   const rows: Row[] = await query

@@ -89,6 +89,12 @@ export function addDays(date: string, days: number): string {
   return formatDate(dateFromParts(year, month, day + days));
 }
 
+/** Calendar days from `from` to `to` (negative when `to` is earlier); both supported dates. */
+export function daysBetween(from: string, to: string): number {
+  const parts = (date: string) => date.split('-').map(Number) as [number, number, number];
+  return Math.round((dateFromParts(...parts(to)).getTime() - dateFromParts(...parts(from)).getTime()) / 86_400_000);
+}
+
 /**
  * The `days` dates ending at `last`, newest first, never before FIRST_DATE (the calendar the
  * database knows starts there, so a window reaching past it is cut short).

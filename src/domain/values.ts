@@ -7,6 +7,7 @@
 import type { Knex } from 'knex';
 import { isIntegerValueType, isTextValueType } from '../db/catalogue';
 import { PREPARED } from '../db/knex';
+import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from './time';
 import type { Visibility } from './visibility';
 import { whereVisible } from './visibility';
 
@@ -96,4 +97,52 @@ export async function listValues(db: Knex, input: ListValuesInput): Promise<{ co
     count: rows[0]?.total ?? 0,
     results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
   };
+}
+
+/**
+ * Version 1's list of one attribute's values (the spec's general rule 5: "version 1 lists every
+ * day in a range, with null for days without data"): one entry per day, newest first, from
+ * `dateMax` back to the attribute's first day of data, `null` on the days between without data.
+ * The range starts at the first stored value because before it there is nothing to list (and no
+ * start date a client could ask for); `count` is the number of days in the range, 0 when the
+ * attribute has no data up to `dateMax`, is unknown, or is one `visibility` hides.
+ *
+ * One query: the attribute with its first stored date (the lowest key of the primary key's index)
+ * and the stored values of the page's days only; the days without data are filled in here.
+ */
+export async function listDailyValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
+  const window = pageDays(input.dateMax, input.offset, input.limit);
+  const attribute = db('attributes as a').where('a.user_id', input.userId).where('a.name', input.attribute);
+  whereVisible(attribute, input.visibility);
+  const row: { value_type: number; first: string | null; stored: Array<{ date: string; num: unknown; text: unknown }> } | undefined = await attribute
+    .select(
+      'a.value_type',
+      db.raw('(select min(f.date) from attribute_values f where f.user_id = a.user_id and f.attribute_id = a.id) as first'),
+      db.raw(
+        `coalesce((
+           select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
+           from attribute_values v
+           where v.user_id = a.user_id and v.attribute_id = a.id and v.date between ? and ?
+         ), '[]'::json) as stored`,
+        [window?.oldest ?? input.dateMax, window?.newest ?? input.dateMax],
+      ),
+    )
+    .first();
+  if (!row || row.first === null || row.first > input.dateMax) return { count: 0, results: [] };
+  const count = daysBetween(row.first, input.dateMax) + 1;
+  if (!window || window.newest < row.first) return { count, results: [] };
+  const byDate = new Map<string, JsonValue>(row.stored.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
+  const days = Math.min(daysBetween(row.first, window.newest), daysBetween(window.oldest, window.newest)) + 1;
+  return { count, results: daysEndingAt(window.newest, days).map((date) => ({ date, value: byDate.get(date) ?? null })) };
+}
+
+/**
+ * The newest and oldest day of a page of a newest-first list of days ending at `dateMax`, cut at
+ * FIRST_DATE; undefined when the page starts before it (past the end of any range).
+ */
+function pageDays(dateMax: string, offset: number, limit: number): { newest: string; oldest: string } | undefined {
+  const daysBefore = daysBetween(FIRST_DATE, dateMax);
+  if (offset > daysBefore) return undefined;
+  const newest = addDays(dateMax, -offset);
+  return { newest, oldest: addDays(newest, -Math.min(limit - 1, daysBefore - offset)) };
 }

@@ -1,7 +1,10 @@
 /**
- * Which of a person's attributes a principal may see (DESIGN, "Visibility"): the attributes of the
- * groups its scopes may read, plus manual attributes in any group with `manual_read`. The owned list
- * also counts the groups it may write (a service sees what it may write even without the read scope).
+ * Which of a person's attributes a principal may see (DESIGN, "Visibility"). Two rules:
+ * - values (with-values, values, version 1's value reads) and the owned list: the groups its
+ *   scopes may read or write, plus manual attributes in any group with `manual_read` or
+ *   `manual_write` (the spec's general rule 6: a service reads back what it writes);
+ * - the attribute list and derived data, which the spec limits to read scopes: the groups it may
+ *   read, plus manual attributes with `manual_read`.
  * Templates are never filtered. Checks use the attribute's current group, so an attribute that
  * moves group follows the new group's scopes. Simple tokens and sessions carry every read scope.
  */
@@ -15,20 +18,26 @@ export interface Visibility {
   readonly manual: boolean;
 }
 
-/** What `scopes` may read: attributes, with-values, values and the derived data. */
+/** What `scopes` may read: `/attributes/` and the derived data (averages, correlations, insights). */
 export function readVisibility(scopes: Iterable<string>): Visibility {
   const access = accessFor(scopes);
   return { groups: [...access.readableGroups], manual: access.manualRead };
 }
 
-/** What `scopes` may see in the owned list: groups readable or writable, manual with either manual scope. */
-export function ownedVisibility(scopes: Iterable<string>): Visibility {
+/**
+ * What `scopes` may see of values and in the owned list: groups readable or writable, manual
+ * attributes with either manual scope.
+ */
+export function readOrWriteVisibility(scopes: Iterable<string>): Visibility {
   const access = accessFor(scopes);
   return {
     groups: [...new Set([...access.readableGroups, ...access.writableGroups])],
     manual: access.manualRead || access.manualWrite,
   };
 }
+
+/** The owned list follows the values rule: a service sees what it may write even without the read scope. */
+export const ownedVisibility = readOrWriteVisibility;
 
 /** The same rule for one attribute already loaded (for paths that fetch before they check). */
 export function isVisible(visibility: Visibility, attribute: { group_name: string; manual: boolean }): boolean {

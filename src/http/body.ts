@@ -30,6 +30,13 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
+/**
+ * Fields a urlencoded body may hold (qs's own default), and so how often one field may repeat and
+ * still be a list. qs turns a field repeated more than `arrayLimit` times (20 by default) into an
+ * object keyed by index, so a form ticking all 34 scopes arrived as no scope at all.
+ */
+export const FORM_FIELD_LIMIT = 1000;
+
 const parser = koaBody({
   json: true,
   jsonStrict: false, // a JSON body of the wrong shape (a number, a string) is a validation error with a clear message, not a parse error
@@ -38,6 +45,7 @@ const parser = koaBody({
   text: false,
   jsonLimit: BODY_LIMIT_BYTES,
   formLimit: BODY_LIMIT_BYTES,
+  queryString: { parameterLimit: FORM_FIELD_LIMIT, arrayLimit: FORM_FIELD_LIMIT },
   parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
   formidable: { maxFileSize: BODY_LIMIT_BYTES, maxTotalFileSize: BODY_LIMIT_BYTES, maxFieldsSize: BODY_LIMIT_BYTES, maxFiles: 0 },
   onError: (error: Error) => {

@@ -37,7 +37,7 @@ describe('averages: medians over the 60 days before the set date, overall and pe
     expect(set.weekdays.monday).toBe(29.5);
   });
 
-  test('a weekday without data is null; an attribute without data in the window gets no set', () => {
+  test('a weekday without data gets the overall median; an attribute without data in the window gets no set', () => {
     const data = buildUserData(1, from, to, [
       templateAttribute('mood', 1, [[windowStart + 4, 6], [windowStart + 11, 8]]), // two Mondays
       templateAttribute('weight', 2, [[0, 80], [79, 81]]), // outside the window only
@@ -48,7 +48,7 @@ describe('averages: medians over the 60 days before the set date, overall and pe
       attributeId: 1,
       date,
       overall: 7,
-      weekdays: { monday: 7, tuesday: null, wednesday: null, thursday: null, friday: null, saturday: null, sunday: null },
+      weekdays: { monday: 7, tuesday: 7, wednesday: 7, thursday: 7, friday: 7, saturday: 7, sunday: 7 },
     });
   });
 });

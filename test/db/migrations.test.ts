@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { GROUPS, TEMPLATES } from '../../src/db/catalogue';
 import { loadDemoData } from '../../src/db/demo-data';
 import { createKnex } from '../../src/db/knex';
-import { migrateLatest, migrateRollbackAll } from '../../src/db/migrate';
+import { MIGRATION_CONFIG, migrateLatest, migrateRollbackAll } from '../../src/db/migrate';
 import { MIGRATIONS } from '../../src/db/migrations';
 import { seedCatalogue } from '../../src/db/catalogue';
 import { databaseUrl, withAdmin, workerAdminUrl } from '../support/clusters';
@@ -103,6 +103,22 @@ describe('migrations', () => {
     await expect(
       knex('attribute_values').insert({ user_id: attribute.user_id, attribute_id: attribute.id, date: '2020-01-01' }),
     ).rejects.toThrow(/attribute_values_value_present/);
+  });
+
+  test('weekly sets stored with a weekday null get the overall median there, and the weekdays refuse null after', async () => {
+    const attribute = await knex('attributes').first('user_id', 'id');
+    const average = { user_id: attribute.user_id, attribute_id: attribute.id, date: '2026-11-16', overall: 8000 };
+    await knex.migrate.down({ ...MIGRATION_CONFIG, name: '20261123180001_average_weekdays' });
+    try {
+      await knex('averages').insert({ ...average, monday: 7000, tuesday: null, wednesday: null, thursday: 7500, friday: null, saturday: 9000, sunday: null });
+    } finally {
+      await migrateLatest(knex);
+    }
+    expect(await knex('averages').where({ user_id: attribute.user_id, date: '2026-11-16' }).first('monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday')).toEqual({
+      monday: 7000, tuesday: 8000, wednesday: 8000, thursday: 7500, friday: 8000, saturday: 9000, sunday: 8000,
+    });
+    await expect(knex('averages').insert({ ...average, date: '2026-11-23', monday: null })).rejects.toThrow(/not-null/);
+    await knex('averages').where({ user_id: attribute.user_id }).delete();
   });
 
   test("deleting a user removes all of the user's rows", async () => {

@@ -114,8 +114,11 @@ describe('the API returns what was stored, verbatim', () => {
     const res = await app.get('/api/2/attributes/values/?attribute=mood_note&date_max=2026-11-30', { bearer });
     const notes = (res.body.results as Array<{ date: string; value: string }>).sort((a, b) => a.date.localeCompare(b.date)).map((v) => v.value);
     expect(notes).toEqual(PAYLOADS);
-    const v1 = await app.get('/api/1/users/$self/attributes/mood_note/?date_max=2026-11-30', { bearer });
-    expect(new Set(v1.body.results.map((v: { value: string }) => v.value))).toEqual(new Set(PAYLOADS));
+    // Version 1 lists every day (null without data) from date_max back to the first note, newest first.
+    const v1 = await app.get('/api/1/users/$self/attributes/mood_note/?date_max=2026-11-30&limit=100', { bearer });
+    expect(v1.body.count).toBe(21);
+    const stored = (v1.body.results as Array<{ value: string | null }>).map((v) => v.value).filter((value) => value !== null);
+    expect(stored.reverse()).toEqual(PAYLOADS);
   });
 
   test('profile names and bio', async () => {

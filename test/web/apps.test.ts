@@ -3,6 +3,7 @@ import { startTestApp, type TestApp, type TestResponse } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { PAGE, REDIRECT_URI, authorizeCode, authorizePath, locationQuery, sessionCsrf, tokenRequest } from '../support/web';
 import type { User } from '../../src/domain/users';
+import { V2_SCOPE_NAMES } from '../../src/domain/scopes';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -175,6 +176,28 @@ async function editApp(session: string, clientId: string, form: Array<[string, s
   const token = csrf ?? (await sessionCsrf(app, session, `/settings/apps/${clientId}`));
   return app.post(`/settings/apps/${clientId}`, { ...PAGE, session, form: [...form, ['csrf_token', token]] });
 }
+
+describe('a form with a field repeated many times', () => {
+  // Body parsers built on qs turn a field repeated more than 20 times into an object by default.
+  const EVERY_SCOPE: Array<[string, string]> = V2_SCOPE_NAMES.map((scope) => ['scopes', scope]);
+
+  test('an app registered with all 34 scopes gets all 34', async () => {
+    expect(EVERY_SCOPE).toHaveLength(34);
+    const { session } = await person();
+    const created = await createApp(session, [...BASIC_APP.filter(([name]) => name !== 'scopes'), ...EVERY_SCOPE]);
+    expect(created.status).toBe(200);
+    expect(created.page).not.toContain('Choose at least one scope');
+    expect((await storedApp(created.clientId)).allowed_scopes).toEqual(V2_SCOPE_NAMES);
+  });
+
+  test('an app edited to all 34 scopes keeps all 34', async () => {
+    const { session } = await person();
+    const created = await createApp(session, BASIC_APP);
+    const res = await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'scopes'), ...EVERY_SCOPE]);
+    expect(res.status).toBe(303);
+    expect((await storedApp(created.clientId)).allowed_scopes).toEqual(V2_SCOPE_NAMES);
+  });
+});
 
 /** The app's row as the tests compare it: everything an edit could change (and the secret's hash, which it must not). */
 async function storedApp(clientId: string): Promise<Record<string, unknown>> {

@@ -1,14 +1,15 @@
 /**
  * Handlers of the v1 `Attributes` tag: the caller's attributes with a value for every day of a range,
- * and one attribute's stored values. Same domain functions as version 2's with-values and values.
+ * and one attribute's values for every day. Version 1 lists every day (null without data), so
+ * one attribute's list differs from version 2's values, which lists stored days only.
  */
 import type Koa from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
 import { listAttributeRowsWithValues } from '../../domain/attributes';
-import { listValues } from '../../domain/values';
-import { readVisibility } from '../../domain/visibility';
+import { listDailyValues } from '../../domain/values';
+import { readOrWriteVisibility } from '../../domain/visibility';
 import { principalToday } from '../../domain/time';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryInt } from '../../http/query';
@@ -28,7 +29,7 @@ export function attributesHandlers(deps: Deps) {
       const principal = ownData(c, ctx);
       const { results } = await listAttributeRowsWithValues(deps.db, {
         userId: principal.userId,
-        visibility: readVisibility(principal.scopes),
+        visibility: readOrWriteVisibility(principal.scopes),
         filters: { groups: names(c, 'groups'), names: names(c, 'attributes') },
         dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
         days: queryInt(c, 'limit', DEFAULT_DAYS),
@@ -37,14 +38,17 @@ export function attributesHandlers(deps: Deps) {
       ctx.body = body;
     },
 
-    /** One attribute's stored values up to date_max, newest first, paged; unknown or hidden attributes have none. */
+    /**
+     * One attribute's values, one per day from date_max back to its first day of data, newest
+     * first, null on days without data (the spec's rule 5), paged; unknown or hidden attributes have none.
+     */
     async listUserAttributeValues(c: ApiContext, ctx: Koa.Context): Promise<void> {
       const principal = ownData(c, ctx);
       const p = paging(c);
-      const page = await listValues(deps.db, {
+      const page = await listDailyValues(deps.db, {
         userId: principal.userId,
         attribute: pathParam(c, 'attribute'),
-        visibility: readVisibility(principal.scopes),
+        visibility: readOrWriteVisibility(principal.scopes),
         dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
         limit: p.limit,
         offset: p.offset,

@@ -16,7 +16,7 @@ const BATCH = 500;
 
 export function averagesHandlers(deps: Deps) {
   return {
-    /** A bare array: the newest set of each visible attribute (every page of the v2 rule, gathered). */
+    /** A bare array: each visible attribute's own newest set (the v1 spec: "the most recent Average for each attribute"), every page gathered. */
     async listUserAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
       const principal = ownData(c, ctx);
       const all: AverageObject[] = [];
@@ -24,7 +24,7 @@ export function averagesHandlers(deps: Deps) {
         const { results } = await listAverages(deps.db, {
           userId: principal.userId,
           visibility: readVisibility(principal.scopes),
-          filters: {},
+          filters: { sets: 'latest-per-attribute' },
           page: { limit: BATCH, offset },
         });
         all.push(...results);
@@ -45,7 +45,7 @@ export function averagesHandlers(deps: Deps) {
           names: [pathParam(c, 'attribute')],
           dateMin: queryDate(c, 'date_min'),
           dateMax: queryDate(c, 'date_max'),
-          includeHistorical: true,
+          sets: 'all',
         },
         page: p,
       });

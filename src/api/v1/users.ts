@@ -4,7 +4,7 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { listAttributeRowsWithValues } from '../../domain/attributes';
-import { readVisibility } from '../../domain/visibility';
+import { readOrWriteVisibility } from '../../domain/visibility';
 import { localDate } from '../../domain/time';
 import { shownUser } from './subject';
 import { todayGroups, userObject, type V1User } from './shapes';
@@ -19,9 +19,11 @@ export function usersHandlers(deps: Deps) {
     },
 
     /**
-     * The caller with every visible attribute (active, normal priority, as the with-values list
-     * picks them) and its value on their local today, null when none, grouped by group in group
-     * priority order; another public user is a stub with no attributes (values are never revealed).
+     * The caller with every visible active attribute, low-priority ones included (the spec: "the
+     * authenticated user gets all attributes"), and its value on their local today, null when
+     * none, grouped by group in group priority order. Inactive attributes stay out: no service
+     * provides them any more and the spec hides them unless asked for, which today cannot do.
+     * Another public user is a stub with no attributes (values are never revealed).
      */
     async getUserToday(c: ApiContext, ctx: Koa.Context): Promise<void> {
       const subject = await shownUser(deps, c, ctx);
@@ -33,8 +35,8 @@ export function usersHandlers(deps: Deps) {
       const principal = ctx.state.principal as Principal;
       const { results } = await listAttributeRowsWithValues(deps.db, {
         userId: subject.user.id,
-        visibility: readVisibility(principal.scopes),
-        filters: {},
+        visibility: readOrWriteVisibility(principal.scopes),
+        filters: { includeLowPriority: true },
         dateMax: localDate(now, subject.user.timezone),
         days: 1,
       });

@@ -11,7 +11,7 @@ import type { Principal } from '../../domain/principal';
 import { listAttributes, listAttributesWithValues, type AttributeFilters } from '../../domain/attributes';
 import { listTemplates } from '../../domain/templates';
 import { listValues } from '../../domain/values';
-import { ownedVisibility, readVisibility } from '../../domain/visibility';
+import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/visibility';
 import { FIRST_DATE, LAST_DATE, isSupportedDate, principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
@@ -108,7 +108,7 @@ export function attributesHandlers(deps: Deps) {
       if (attributes && templates) throw badRequest('Use either attributes or templates, not both.');
       const page = await listAttributesWithValues(deps.db, {
         userId: principal.userId,
-        visibility: readVisibility(principal.scopes),
+        visibility: readOrWriteVisibility(principal.scopes),
         filters: { groups: names(c, 'groups'), names: attributes, templates, manual: manualFilter(c) },
         page: p,
         dateMax: await dateMax(deps, c, principal),
@@ -125,7 +125,7 @@ export function attributesHandlers(deps: Deps) {
       const page = await listValues(deps.db, {
         userId: principal.userId,
         attribute: queryString(c, 'attribute') ?? '',
-        visibility: readVisibility(principal.scopes),
+        visibility: readOrWriteVisibility(principal.scopes),
         dateMax: await dateMax(deps, c, principal),
         limit: p.limit,
         offset: p.offset,

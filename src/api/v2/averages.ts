@@ -19,7 +19,7 @@ function names(c: ApiContext, name: string): string[] | undefined {
 
 export function averagesHandlers(deps: Deps) {
   return {
-    /** The newest weekly set of each visible attribute, or with include_historical every set, within the date bounds. */
+    /** The person's newest weekly set (one date), or with include_historical every set, within the date bounds. */
     async listAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const page = paging(c);
@@ -31,7 +31,7 @@ export function averagesHandlers(deps: Deps) {
           names: names(c, 'attributes'),
           dateMin: queryDate(c, 'date_min'),
           dateMax: queryDate(c, 'date_max'),
-          includeHistorical: queryFlag(c, 'include_historical'),
+          sets: queryFlag(c, 'include_historical') ? 'all' : 'latest-set',
         },
         page,
       });

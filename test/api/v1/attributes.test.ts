@@ -167,26 +167,62 @@ describe('GET /api/1/users/:username/attributes/', () => {
 });
 
 describe('GET /api/1/users/:username/attributes/:attribute/', () => {
-  test('a paged list of stored values, newest first, up to today by default (20 per page)', async () => {
+  test('one entry per day, newest first, from today back to the first day with data, null on days without data (20 per page)', async () => {
     const res = await app.get('/api/1/users/$self/attributes/steps/', { token });
     expect(res.status).toBe(200);
+    // Stored: 2026-10-23, 11-15, 11-20, 11-22 (and 11-23, after today): 31 days from 10-23 to 11-22.
+    expect(res.body.count).toBe(31);
+    expect(res.body.results).toHaveLength(20);
+    expect(res.body.results.slice(0, 4)).toEqual([
+      { date: '2026-11-22', value: 8412 },
+      { date: '2026-11-21', value: null },
+      { date: '2026-11-20', value: 10233 },
+      { date: '2026-11-19', value: null },
+    ]);
+    expect(res.body.results.map((v: { date: string }) => v.date)).toEqual(Array.from({ length: 20 }, (_, i) => addDays(TODAY, -i)));
+    const second = await app.get(new URL(res.body.next).pathname + new URL(res.body.next).search, { token });
+    expect(second.body.results).toHaveLength(11);
+    expect(second.body.results[0]).toEqual({ date: '2026-11-02', value: null });
+    expect(second.body.results[10]).toEqual({ date: '2026-10-23', value: 5 });
+    expect(second.body.next).toBeNull();
+    expect([...res.body.results, ...second.body.results].filter((v: { value: unknown }) => v.value !== null)).toEqual([
+      { date: '2026-11-22', value: 8412 },
+      { date: '2026-11-20', value: 10233 },
+      { date: '2026-11-15', value: 1 },
+      { date: '2026-10-23', value: 5 },
+    ]);
+  });
+
+  test('a value on one day of three: every day of the range is counted and listed', async () => {
+    const res = await app.get('/api/1/users/$self/attributes/steps_distance/?date_max=2026-11-23', { token });
     expect(res.body).toEqual({
-      count: 4,
+      count: 3,
       next: null,
       previous: null,
       results: [
-        { date: '2026-11-22', value: 8412 },
-        { date: '2026-11-20', value: 10233 },
-        { date: '2026-11-15', value: 1 },
-        { date: '2026-10-23', value: 5 },
+        { date: '2026-11-23', value: null },
+        { date: '2026-11-22', value: null },
+        { date: '2026-11-21', value: 6.5 },
       ],
     });
   });
 
-  test('date_max is the newest date listed, inclusive', async () => {
+  test('date_max is the newest date listed, inclusive; before the first value the list is empty', async () => {
     const res = await app.get('/api/1/users/$self/attributes/steps/?date_max=2026-11-23&limit=2', { token });
-    expect(res.body.count).toBe(5);
+    expect(res.body.count).toBe(32);
     expect(res.body.results).toEqual([{ date: '2026-11-23', value: 99 }, { date: '2026-11-22', value: 8412 }]);
+    const first = await app.get('/api/1/users/$self/attributes/steps/?date_max=2026-10-23', { token });
+    expect(first.body).toEqual({ count: 1, next: null, previous: null, results: [{ date: '2026-10-23', value: 5 }] });
+    const before = await app.get('/api/1/users/$self/attributes/steps/?date_max=2026-10-22', { token });
+    expect(before.body).toEqual({ count: 0, next: null, previous: null, results: [] });
+  });
+
+  test('the earliest dates are fine: the range stops at 0001-01-01', async () => {
+    const [early] = await addAttributes(app, person.id, [{ name: 'floors_early', template: null, label: 'Early floors', group: 'activity', value_type: 0, priority: 20 }]);
+    await addValues(app, person.id, early, { '0001-01-02': 3 });
+    const res = await app.get('/api/1/users/$self/attributes/floors_early/?date_max=0001-01-03&limit=5', { token });
+    expect(res.body).toEqual({ count: 2, next: null, previous: null, results: [{ date: '0001-01-03', value: null }, { date: '0001-01-02', value: 3 }] });
+    expect((await app.get('/api/1/users/$self/attributes/floors_early/?date_max=0001-01-03&limit=1&page=999999999', { token })).status).toBe(404);
   });
 
   test('limit and page walk the list with absolute next/previous links', async () => {
@@ -214,7 +250,7 @@ describe('GET /api/1/users/:username/attributes/:attribute/', () => {
   });
 
   test('a page past the end is 404 "Invalid page."; a bad limit is 400', async () => {
-    const past = await app.get('/api/1/users/$self/attributes/steps/?page=2', { token });
+    const past = await app.get('/api/1/users/$self/attributes/steps/?page=3', { token });
     expect(past.status).toBe(404);
     expect(past.body).toEqual({ detail: 'Invalid page.' });
     expect((await app.get('/api/1/users/$self/attributes/steps/?limit=0', { token })).status).toBe(400);

@@ -11,7 +11,7 @@ let token: string;
 let other: User;
 let client: OAuthClient;
 
-const WEEK = { monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6, sunday: null };
+const WEEK = { monday: 1, tuesday: 2, wednesday: 3, thursday: 4, friday: 5, saturday: 6, sunday: 7 };
 const LATEST = '2026-11-16';
 
 async function addAverage(userId: number, attribute: SeededAttribute, date: string, overall: number): Promise<void> {

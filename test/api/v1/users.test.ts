@@ -182,17 +182,18 @@ describe('GET /api/1/users/:username/today/', () => {
     ],
   };
 
-  test('$self lists the visible active, normal-priority attributes by group with their value on the caller’s local today', async () => {
+  test('$self lists every visible active attribute, low-priority ones included, by group with its value on the caller’s local today', async () => {
     const res = await app.get('/api/1/users/$self/today/', { token: aliceToken });
     expect(res.status).toBe(200);
     const { attributes, ...user } = res.body;
     const { attributes: _none, ...expectedUser } = aliceUser();
     expect(user).toEqual(expectedUser);
     // Groups in group priority order, items in attribute priority then name order.
-    expect(attributes.map((g: { group: string }) => g.group)).toEqual(['activity', 'mood', 'sleep', 'custom']);
+    expect(attributes.map((g: { group: string }) => g.group)).toEqual(['activity', 'mood', 'sleep', 'food', 'custom']);
     const byName = Object.fromEntries(attributes.flatMap((g: { items: Array<{ attribute: string }> }) => g.items.map((i) => [i.attribute, i])));
-    // floors (inactive) and sodium (low priority) are left out.
-    expect(Object.keys(byName).sort()).toEqual(['mood', 'mood_note', 'sleep', 'steps', 'steps_distance', 'went_running']);
+    // sodium (priority 10) is listed: the person gets all their attributes; floors (inactive) is not.
+    expect(Object.keys(byName).sort()).toEqual(['mood', 'mood_note', 'sleep', 'sodium', 'steps', 'steps_distance', 'went_running']);
+    expect(byName.sodium).toMatchObject({ value: 1500, priority: 10, service: '' });
     expect(byName.steps).toMatchObject({ value: 4210, service: stepCounter.client_id, private: false, value_type: 0, value_type_description: 'Integer' });
     expect(byName.mood).toMatchObject({ value: 7, service: 'daybook', private: true });
     expect(byName.mood_note).toMatchObject({ value: null, service: 'daybook' });
@@ -219,14 +220,16 @@ describe('GET /api/1/users/:username/today/', () => {
     });
   });
 
-  test('only groups the token may read are listed (manual attributes with manual_read)', async () => {
+  test('only groups the token may read or write are listed (manual attributes with manual_read or manual_write)', async () => {
     const activityOnly = await app.get('/api/1/users/$self/today/', { bearer: await tokenFor(['activity_read']) });
     expect(activityOnly.status).toBe(200);
     expect(activityOnly.body.attributes.map((g: { group: string }) => g.group)).toEqual(['activity']);
     const manualOnly = await app.get('/api/1/users/$self/today/', { bearer: await tokenFor(['manual_read']) });
     const items = manualOnly.body.attributes.flatMap((g: { items: Array<{ attribute: string }> }) => g.items.map((i) => i.attribute));
     expect(items).toEqual(['mood', 'went_running']);
-    const none = await app.get('/api/1/users/$self/today/', { bearer: await tokenFor(['sleep_write']) });
+    const sleepWrite = await app.get('/api/1/users/$self/today/', { bearer: await tokenFor(['sleep_write']) });
+    expect(sleepWrite.body.attributes.map((g: { group: string }) => g.group)).toEqual(['sleep']);
+    const none = await app.get('/api/1/users/$self/today/', { bearer: await tokenFor(['finance_read', 'weather_write']) });
     expect(none.body.attributes).toEqual([]);
   });
 

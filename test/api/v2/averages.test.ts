@@ -56,6 +56,40 @@ describe('GET /api/2/averages/', () => {
     ]);
   });
 
+  test('the most recent set is one week’s: an attribute without data in the newest window is absent, not shown with an old median', async () => {
+    // Coffees were tracked only in the summer: the derive of the week of 2026-08-10 gave them a set.
+    const coffees = await addAttribute(app, person.id, { name: 'coffees' });
+    await addValues(app, person.id, coffees, { '2026-08-03': 2, '2026-08-04': 3, '2026-08-05': 2 });
+    await deriveUser(app.db, person.id, { now: new Date('2026-08-14T12:00:00Z') });
+    try {
+      const latest = await app.get('/api/2/averages/', { token });
+      expect(latest.body.results.map((a: { attribute: string }) => a.attribute)).toEqual(['steps', 'mood', 'weight']);
+      expect(new Set(latest.body.results.map((a: { date: string }) => a.date))).toEqual(new Set(['2026-11-16']));
+      // Named, it is still not part of the newest set; its history is there with include_historical.
+      expect((await app.get('/api/2/averages/?attributes=coffees', { token })).body.count).toBe(0);
+      const history = await app.get('/api/2/averages/?attributes=coffees&include_historical=1', { token });
+      expect(history.body.results).toEqual([{ attribute: 'coffees', date: '2026-08-10', overall: 2, monday: 2, tuesday: 3, wednesday: 2, thursday: 2, friday: 2, saturday: 2, sunday: 2 }]);
+      // date_max picks the newest set up to it: the summer week, one date again.
+      const august = await app.get('/api/2/averages/?date_max=2026-08-31', { token });
+      expect(new Set(august.body.results.map((a: { date: string }) => a.date))).toEqual(new Set(['2026-08-10']));
+      expect(august.body.results.map((a: { attribute: string }) => a.attribute)).toContain('coffees');
+    } finally {
+      await app.db('averages').where({ user_id: person.id, date: '2026-08-10' }).delete();
+      await app.db('correlations').where({ user_id: person.id, date: '2026-08-10' }).delete();
+      await app.db('derived_weeks').where({ user_id: person.id, date: '2026-08-10' }).delete();
+      await app.db('attributes').where({ user_id: person.id, id: coffees.id }).delete();
+    }
+  });
+
+  test('a week whose computation found no data is the most recent set, and empty', async () => {
+    await app.db('derived_weeks').insert({ user_id: person.id, date: '2027-03-01', attributes: 0, tests: 0, published: 0, averages: 0, duration_ms: 1 });
+    try {
+      expect((await app.get('/api/2/averages/', { token })).body).toEqual({ count: 0, next: null, previous: null, results: [] });
+    } finally {
+      await app.db('derived_weeks').where({ user_id: person.id, date: '2027-03-01' }).delete();
+    }
+  });
+
   test('overall and weekday medians over the 60 days before the set date', async () => {
     const res = await app.get('/api/2/averages/?attributes=steps', { token });
     // Window 2026-09-17 .. 2026-11-15: steps 1005 (2026-11-15) .. 1064 (2026-09-17), median (1034 + 1035) / 2.
@@ -67,9 +101,10 @@ describe('GET /api/2/averages/', () => {
     expect(steps.monday).toBe(1035.5);
     const weight = (await app.get('/api/2/averages/?attributes=weight', { token })).body.results[0];
     expect(weight.tuesday).toBe(80);
-    expect(weight.wednesday).toBeNull();
-    expect(weight.sunday).toBeNull();
     expect(typeof weight.monday).toBe('number');
+    // Weight has no Wednesday or Sunday in the window: those weekdays get the overall median.
+    expect(typeof weight.overall).toBe('number');
+    for (const day of ['wednesday', 'thursday', 'friday', 'saturday', 'sunday']) expect([day, weight[day]]).toEqual([day, weight.overall]);
   });
 
   test('include_historical with attributes: several sets per attribute, newest first', async () => {

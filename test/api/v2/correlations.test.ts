@@ -124,8 +124,20 @@ describe('GET /api/2/correlations/', () => {
     expect(moodOnly.every((c) => c.attribute === 'mood' || c.attribute2 === 'mood')).toBe(true);
     expect(moodOnly.some((c) => [c.attribute, c.attribute2].sort().join() === 'mood,sleep')).toBe(true);
     expect(await all('/api/2/correlations/', await bearer(['finance_read', 'custom_read']))).toEqual([]);
-    // An attribute filter names a hidden attribute: nothing.
-    expect(await all('/api/2/correlations/?attribute=sleep', await bearer(['weather_read']))).toEqual([]);
+  });
+
+  test('the attribute filter keeps exactly the correlations of the unfiltered list that name it, whichever side is readable', async () => {
+    const moodReader = await bearer(['mood_read']);
+    const visible = await all('/api/2/correlations/', moodReader);
+    const involving = (name: string) => visible.filter((c) => c.attribute === name || c.attribute2 === name);
+    // sleep is outside mood_read, but its correlations with mood are listed, so the filter shows them.
+    expect(involving('sleep').length).toBeGreaterThan(0);
+    for (const name of ['sleep', 'mood', 'coffees']) {
+      expect(await all(`/api/2/correlations/?attribute=${name}`, moodReader)).toEqual(involving(name));
+    }
+    // A name whose correlations are all hidden (no readable partner) matches nothing.
+    expect(await all('/api/2/correlations/?attribute=weather_temp_max', moodReader)).toEqual(involving('weather_temp_max'));
+    expect(await all('/api/2/correlations/?attribute=steps', await bearer(['finance_read']))).toEqual([]);
   });
 
   test('paged: limit, next, and 404 past the end', async () => {

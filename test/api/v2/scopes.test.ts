@@ -78,14 +78,11 @@ describe('a token sees only the groups it may read', () => {
     expect(names((await app.get('/api/2/attributes/?groups=mood', { bearer })).body)).toEqual([]);
   });
 
-  test('read scopes add up, and a token without any sees an empty list', async () => {
+  test('read scopes add up, and a token without any sees an empty attribute list', async () => {
     expect(names((await app.get('/api/2/attributes/', { bearer: await tokenFor(['mood_read', 'sleep_read']) })).body)).toEqual(['mood', 'mood_note', 'sleep']);
-    const none = await tokenFor(['mood_write']);
-    expect((await app.get('/api/2/attributes/', { bearer: none })).body.count).toBe(0);
-    expect((await app.get('/api/2/attributes/with-values/', { bearer: none })).body.count).toBe(0);
-    expect((await app.get('/api/2/attributes/values/?attribute=mood', { bearer: none })).body.count).toBe(0);
+    const writeOnly = await tokenFor(['mood_write', 'manual_write']);
+    expect((await app.get(`/api/2/attributes/?${ALL}`, { bearer: writeOnly })).body.count).toBe(0);
   });
-
   test('a simple token, a session and a version 1 read token see every group', async () => {
     const session = await makeSession(app, person);
     const v1 = await tokenFor(['read']);
@@ -112,5 +109,56 @@ describe('a token sees only the groups it may read', () => {
     } finally {
       await app.db('attributes').where({ user_id: person.id, name: 'sleep' }).update({ group_name: 'sleep' });
     }
+  });
+});
+
+describe('values are visible with a read or a write scope (the spec’s rule 6)', () => {
+  test('a service holding only mood_write that owns mood reads its own values back from with-values and values', async () => {
+    const bearer = await tokenFor(['mood_write']);
+    const withValues = await app.get('/api/2/attributes/with-values/', { bearer });
+    expect(withValues.body.count).toBe(2);
+    expect(withValues.body.results.map((a: { name: string; values: unknown[] }) => [a.name, a.values])).toEqual([
+      ['mood', [{ date: '2026-11-22', value: 5 }]],
+      ['mood_note', [{ date: '2026-11-22', value: 'note' }]],
+    ]);
+    const values = await app.get('/api/2/attributes/values/?attribute=mood', { bearer });
+    expect(values.body).toEqual({ count: 1, next: null, previous: null, results: [{ date: '2026-11-22', value: 5 }] });
+    // Groups it may neither read nor write stay hidden.
+    expect((await app.get('/api/2/attributes/values/?attribute=sleep', { bearer })).body.count).toBe(0);
+  });
+
+  test('manual_write shows manual attributes of every group in the values endpoints', async () => {
+    const bearer = await tokenFor(['manual_write']);
+    expect(names((await app.get('/api/2/attributes/with-values/', { bearer })).body)).toEqual(['walked_dog', 'weight']);
+    expect((await app.get('/api/2/attributes/values/?attribute=weight', { bearer })).body.count).toBe(1);
+    expect((await app.get('/api/2/attributes/values/?attribute=mood', { bearer })).body.count).toBe(0);
+  });
+
+  test('the attribute list and averages stay limited to read scopes', async () => {
+    const mood = await app.db('attributes').where({ user_id: person.id, name: 'mood' }).first('id');
+    const week = { monday: 5, tuesday: 5, wednesday: 5, thursday: 5, friday: 5, saturday: 5, sunday: 5 };
+    await app.db('derived_weeks').insert({ user_id: person.id, date: '2026-11-16', attributes: 1, tests: 0, published: 0, averages: 1, duration_ms: 1 });
+    await app.db('averages').insert({ user_id: person.id, attribute_id: mood.id, date: '2026-11-16', overall: 5, ...week });
+    try {
+      expect((await app.get('/api/2/averages/', { bearer: await tokenFor(['mood_read']) })).body.count).toBe(1);
+      const writeOnly = await tokenFor(['mood_write', 'manual_write']);
+      for (const path of [`/api/2/attributes/?${ALL}`, '/api/2/averages/']) {
+        const res = await app.get(path, { bearer: writeOnly });
+        expect([path, res.status, res.body.count]).toEqual([path, 200, 0]);
+      }
+    } finally {
+      await app.db('averages').where({ user_id: person.id }).delete();
+      await app.db('derived_weeks').where({ user_id: person.id }).delete();
+    }
+  });
+
+  test('version 1 value reads follow the same rule', async () => {
+    const bearer = await tokenFor(['mood_write']);
+    const list = await app.get('/api/1/users/$self/attributes/?limit=1', { bearer });
+    expect(list.body.map((a: { attribute: string }) => a.attribute)).toEqual(['mood', 'mood_note']);
+    const values = await app.get('/api/1/users/$self/attributes/mood/?limit=1', { bearer });
+    expect(values.body.results).toEqual([{ date: '2026-11-22', value: 5 }]);
+    const today = await app.get('/api/1/users/$self/today/', { bearer });
+    expect(today.body.attributes.map((g: { group: string }) => g.group)).toEqual(['mood']);
   });
 });

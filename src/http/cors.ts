@@ -1,0 +1,68 @@
+/**
+ * Cross-origin requests (CORS) for API clients that run in a web page, such as a public OAuth2
+ * client using PKCE: the API under /api/ and the token endpoint answer preflight requests and
+ * allow any origin to read their answers, but only for requests authenticated by an
+ * `Authorization` header (or by the client's own parameters at the token endpoint).
+ *
+ * Cookie sessions are never shared with other origins: `Access-Control-Allow-Origin` is `*`,
+ * which browsers refuse for credentialed requests, no `Access-Control-Allow-Credentials` is ever
+ * sent, and an answer to a request a session cookie authenticated has no CORS fields at all. So a
+ * page on another origin cannot read a logged-in person's data through their cookie.
+ *
+ * Written here rather than with @koa/cors: its rules are per origin and per credentials mode, and
+ * ours depend on how the request was authenticated, which only this chain knows after the fact.
+ */
+import type Koa from 'koa';
+
+const TOKEN_ENDPOINT = '/oauth2/access_token';
+
+/** Request headers a cross-origin client may send: credentials, a JSON or form body, its own request id. */
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+/** Every method of the documents (HEAD is GET's). */
+const ALLOWED_METHODS = 'GET, HEAD, POST';
+/** Response fields beyond the CORS-safelisted ones that clients need: pacing, errors, paging by redirect, deprecation. */
+const EXPOSED_HEADERS = [
+  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After',
+  'WWW-Authenticate', 'X-Request-Id', 'Location', 'Deprecation', 'Link',
+].join(', ');
+/** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
+const PREFLIGHT_MAX_AGE_SECONDS = 7200;
+
+/** Paths open to other origins: the API, and the token endpoint (never the authorise page or the pages for people). */
+function isCrossOriginPath(path: string): boolean {
+  return path.startsWith('/api/') || path === TOKEN_ENDPOINT;
+}
+
+function isPreflight(ctx: Koa.Context): boolean {
+  return ctx.method === 'OPTIONS' && ctx.get('Origin') !== '' && ctx.get('Access-Control-Request-Method') !== '';
+}
+
+/** True when a session cookie, not an Authorization header, authenticated the request (set by http/auth.ts). */
+function sessionAuthenticated(ctx: Koa.Context): boolean {
+  return (ctx.state.principal as { kind?: string } | undefined)?.kind === 'session';
+}
+
+export function cors(): Koa.Middleware {
+  return async (ctx, next) => {
+    if (!isCrossOriginPath(ctx.path)) return next();
+    if (isPreflight(ctx)) {
+      // Answered before authentication and the rate limit: a preflight carries no credentials.
+      ctx.set('Access-Control-Allow-Origin', '*');
+      ctx.set('Access-Control-Allow-Methods', ALLOWED_METHODS);
+      ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
+      ctx.status = 204;
+      return;
+    }
+    try {
+      await next();
+    } finally {
+      // After the chain, errors included (the error mapper keeps headers set here): only then is
+      // it known whether a session cookie authenticated the request.
+      if (ctx.path === TOKEN_ENDPOINT || !sessionAuthenticated(ctx)) {
+        ctx.set('Access-Control-Allow-Origin', '*');
+        ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+      }
+    }
+  };
+}
