@@ -7,8 +7,10 @@
  * - one account from one address: the 6th failure in 15 minutes, and every attempt after it in
  *   the window (a correct password too), is refused. Stops one address guessing one password.
  * - one address across accounts: a higher limit, for password spraying.
- * - one account across many addresses at once: a growing delay after each failure (2, 4, 8 …
- *   seconds, at most 5 minutes), never a hard lock.
+ * - one account across many addresses at once (its failures of the last hour come from three or
+ *   more addresses and number more than five): a growing delay after each failure (2, 4, 8 …
+ *   seconds, at most 5 minutes), never a hard lock. An hour rather than 15 minutes, so that a
+ *   botnet cannot wait for the count to fall and start again with free guesses.
  *
  * Nobody can lock another person out: failures from one address hold back only that address, and
  * a trusted device (a browser holding a device cookie from an earlier successful sign-in to the
@@ -24,6 +26,8 @@ import { accountKey } from './device-cookie';
 import { authenticateUser, type User } from './users';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
+/** The account-wide delay counts the failures of this long. */
+export const ACCOUNT_WINDOW_SECONDS = 60 * 60;
 /** Failures one account may have from one address (and one trusted device may make) in the window. */
 export const LOGIN_FAILURES_ALLOWED = 5;
 /** Failures one address may make across all accounts in the window. */
@@ -74,7 +78,7 @@ async function waitForCount(db: Knex, where: Record<string, string>, allowed: nu
 async function accountDelay(db: Knex, account: string, now: Date): Promise<number> {
   const row = await db('throttle_events')
     .where({ kind: FAILURE, account_key: account })
-    .where('at', '>', windowStart(now))
+    .where('at', '>', new Date(now.getTime() - ACCOUNT_WINDOW_SECONDS * 1000))
     .first(db.raw('count(*)::int as failures'), db.raw('count(distinct address)::int as addresses'), db.raw('max(at) as latest'));
   const { failures, addresses, latest } = row as { failures: number; addresses: number; latest: Date | null };
   if (!latest || addresses < ACCOUNT_SPREAD_ADDRESSES || failures <= ACCOUNT_FAILURES_BEFORE_DELAY) return 0;
