@@ -1009,7 +1009,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: a parameter or the body is invalid. Nothing was changed. */
+        /** @description The request is malformed: a parameter or the body is invalid, or (without PUBLIC_URL) it names a host the service does not answer to. Nothing was changed. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
