@@ -5,7 +5,7 @@
  *
  * What goes, and why it is safe:
  * - sessions past their expiry: they are refused already (sessions.ts checks `expires_at`).
- * - rate-limit and login-throttle counters whose window ended: an ended window counts as zero
+ * - rate-limit counters whose window ended: an ended window counts as zero
  *   anyway (rate-limiter-flexible starts a new one in place), and a request that renews the row
  *   while it is being deleted keeps it (the delete re-checks `expire` on the locked row).
  * - sign-in failures and sign-up attempts older than the longest throttle window (an hour): no
