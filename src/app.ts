@@ -1,7 +1,8 @@
 /**
  * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
  * metrics (when METRICS_TOKEN is set) -> request id + client address + log + error mapping ->
- * security headers -> host check (without PUBLIC_URL) -> trailing-slash redirect -> cross-site form refusal -> route template -> health, docs and /metrics -> pages for people ->
+ * security headers -> host check (without PUBLIC_URL) -> trailing-slash redirect -> cross-site
+ * form refusal -> route template -> health, docs and /metrics -> pages for people ->
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
