@@ -1,7 +1,9 @@
 /**
  * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
- * metrics (when METRICS_TOKEN is set) -> request id + log + error mapping -> security headers ->
- * CORS (preflights answered here) -> v1 deprecation fields -> trailing-slash redirect -> route template -> health, docs and /metrics -> pages for people ->
+ * metrics (when METRICS_TOKEN is set) -> request id + client address + log + error mapping ->
+ * security headers -> host check (without PUBLIC_URL) -> CORS (preflights answered here) -> v1
+ * deprecation fields -> trailing-slash redirect -> cross-site form refusal -> route template ->
+ * health, docs and /metrics -> pages for people ->
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
@@ -17,10 +19,14 @@ import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit'
 import { createMetrics } from './http/metrics';
 import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
 import { HttpError } from './http/errors';
+import { checkHost, UNKNOWN_HOST } from './http/host-check';
+import { invalidRequest, sendTokenError } from './oauth/oauth-error';
+import { sendAuthorizationErrorPage } from './oauth/consent-page';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
 import { oauthHandlers, tokenRequestParseErrors } from './oauth';
 import { webRoutes } from './web';
+import { refuseCrossSiteForms } from './web/same-origin';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
@@ -31,6 +37,13 @@ function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
 const notYetServed: OperationHandler = (c) => {
   throw new HttpError(501, `${c.operation.operationId} is part of the contract but not served by this build yet.`);
 };
+
+/** A request for a host the service does not answer to: 400 in the form the path's document gives its errors. */
+function refuseUnknownHost(ctx: Koa.Context): void {
+  if (ctx.path === '/oauth2/access_token') return sendTokenError(ctx, invalidRequest(UNKNOWN_HOST));
+  if (ctx.path === '/oauth2/authorize') return sendAuthorizationErrorPage(ctx, UNKNOWN_HOST);
+  throw new HttpError(400, UNKNOWN_HOST);
+}
 
 export interface BuiltApp {
   app: Koa;
@@ -43,7 +56,9 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   for (const name of ['v2', 'v1', 'oauth'] as ApiName[]) {
     backends[name] = await createBackend(name, handlers[name], notYetServed);
   }
-  const app = new Koa({ proxy: deps.config.trustProxy });
+  const hops = deps.config.trustProxyHops;
+  // maxIpsCount keeps Koa's own ctx.ip in line with clientAddress (never read for a decision).
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const meta = metaRoutes(deps.db);
   const metrics = deps.config.metricsToken
     ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, boss: deps.jobs?.boss })
@@ -51,15 +66,17 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
 
   // Outside the error mapper, so that it counts the status the client gets.
   if (metrics) app.use(metrics.observe);
-  app.use(requestContext(deps.logger));
+  app.use(requestContext(deps.logger, hops));
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
   app.use(async (ctx, next) => {
     ctx.state.publicUrl = deps.config.publicUrl;
     await next();
   });
+  app.use(checkHost({ publicUrl: deps.config.publicUrl, allowedHosts: deps.config.allowedHosts, refuse: refuseUnknownHost }));
   app.use(cors());
   app.use(v1Deprecation());
   app.use(trailingSlashRedirect());
+  app.use(refuseCrossSiteForms(deps));
   app.use(recordRoute(backends));
   app.use(meta.routes());
   if (metrics) app.use(metrics.router.routes()); // before authentication: its token is not a user's

@@ -26,10 +26,26 @@ export interface Config {
   dbStatementTimeoutMs: number;
   /** DB_QUERY_TIMEOUT_MS: a query the server has not answered at all after this long drops its connection (0 = never); above DB_STATEMENT_TIMEOUT_MS. */
   dbQueryTimeoutMs: number;
-  /** PUBLIC_URL: external base URL (https://…) used for absolute links; unset = the request's own host. */
+  /** PUBLIC_URL: external base URL (https://…), the only source of absolute links when set; required with NODE_ENV=production. */
   publicUrl: string | undefined;
-  /** TRUST_PROXY: 1 to take protocol, host and client address from X-Forwarded-* headers. */
-  trustProxy: boolean;
+  /** ALLOWED_HOSTS: without PUBLIC_URL, host names (comma-separated) answered besides loopback addresses and localhost; others get 400. */
+  allowedHosts: string[];
+  /**
+   * TRUST_PROXY: how many proxies in front of the service append to X-Forwarded-For (0 = none: headers
+   * ignored). With N, protocol and host come from X-Forwarded-*, and the client address is the N-th
+   * X-Forwarded-For entry from the right (the one the outermost trusted proxy added).
+   */
+  trustProxyHops: number;
+  /** HTTP_HEADERS_TIMEOUT_MS: a client must send a request's headers within this long (else 408). */
+  httpHeadersTimeoutMs: number;
+  /** HTTP_REQUEST_TIMEOUT_MS: a client must send a whole request (headers and body) within this long (else 408). */
+  httpRequestTimeoutMs: number;
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this long (above the load balancer's idle timeout). */
+  httpKeepAliveTimeoutMs: number;
+  /** HTTP_MAX_CONNECTIONS: open connections one instance accepts; more are refused. */
+  httpMaxConnections: number;
+  /** SIGN_UPS_PER_HOUR: sign-up attempts one client address may make per hour (each costs a password hash). */
+  signUpsPerHour: number;
   /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/quota.ts). */
   rateLimitPerHour: number;
   /** SECRET_KEY: server secret for derived credentials (simple tokens); generated under DATA_DIR in embedded mode. */
@@ -38,7 +54,7 @@ export interface Config {
   demo: boolean;
   /** LOG_LEVEL: pino level (fatal, error, warn, info, debug, trace, silent). */
   logLevel: string;
-  /** NODE_ENV: `production` turns insecure defaults into loud warnings. */
+  /** NODE_ENV: `production` requires PUBLIC_URL and turns insecure defaults into loud warnings. */
   nodeEnv: string;
   /** SHUTDOWN_TIMEOUT_MS: how long in-flight requests may take to finish on SIGTERM. */
   shutdownTimeoutMs: number;
@@ -52,6 +68,29 @@ export interface Config {
 
 /** Thrown when a setting has a value the service cannot run with. */
 export class ConfigError extends Error {}
+
+/** The shortest SECRET_KEY accepted (README.md's settings table states the same number). */
+export const SECRET_KEY_MIN_LENGTH = 32;
+
+/** Host names as a browser or client sends them: letters, digits, dots and hyphens (an IPv6 literal in brackets). */
+const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/;
+
+function hostList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  const hosts = raw.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '');
+  const bad = hosts.find((host) => !HOST_NAME.test(host));
+  if (bad !== undefined) throw new ConfigError(`${name} must be host names separated by commas (no scheme, port or path); got "${bad}".`);
+  return hosts;
+}
+
+/** TRUST_PROXY: a hop count; the flag words of earlier versions still mean 0 and 1. */
+function proxyHops(env: NodeJS.ProcessEnv): number {
+  const raw = env.TRUST_PROXY;
+  if (raw !== undefined && /^(true|yes|on)$/i.test(raw)) return 1;
+  if (raw !== undefined && /^(false|no|off)$/i.test(raw)) return 0;
+  return integer(env, 'TRUST_PROXY', 0, 0, 10);
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -93,8 +132,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}".`);
   }
   const secretKey = env.SECRET_KEY || undefined;
-  if (secretKey !== undefined && secretKey.length < 32) {
-    throw new ConfigError('SECRET_KEY must be at least 32 characters.');
+  if (secretKey !== undefined && secretKey.length < SECRET_KEY_MIN_LENGTH) {
+    throw new ConfigError(`SECRET_KEY must be at least ${SECRET_KEY_MIN_LENGTH} characters.`);
+  }
+  const httpHeadersTimeoutMs = integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1000, 600_000);
+  const httpRequestTimeoutMs = integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000);
+  if (httpRequestTimeoutMs < httpHeadersTimeoutMs) {
+    throw new ConfigError('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS: the headers are part of the request.');
   }
   const metricsToken = env.METRICS_TOKEN || undefined;
   if (metricsToken !== undefined && !/^\S{16,}$/.test(metricsToken)) {
@@ -117,7 +161,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbStatementTimeoutMs,
     dbQueryTimeoutMs,
     publicUrl: optionalUrl(env, 'PUBLIC_URL', ['http:', 'https:']),
-    trustProxy: flag(env, 'TRUST_PROXY', false),
+    allowedHosts: hostList(env, 'ALLOWED_HOSTS'),
+    trustProxyHops: proxyHops(env),
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000),
+    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    signUpsPerHour: integer(env, 'SIGN_UPS_PER_HOUR', 10, 1, 1_000_000),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 300, 1, 100_000_000),
     secretKey,
     demo: flag(env, 'DEMO', true),
@@ -128,4 +178,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 1, 1, 32),
     metricsToken,
   };
+}
+
+/**
+ * The settings the HTTP server needs on top of `loadConfig`'s (the workers and tools build no
+ * URLs): in production, PUBLIC_URL, since without it absolute links would come from the request's
+ * Host header, which the client writes.
+ */
+export function assertServable(config: Config): void {
+  if (config.nodeEnv === 'production' && config.publicUrl === undefined) {
+    throw new ConfigError('PUBLIC_URL must be set when NODE_ENV=production (e.g. PUBLIC_URL=https://daybook.example.org).');
+  }
 }

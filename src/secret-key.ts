@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config';
+import { SECRET_KEY_MIN_LENGTH, type Config } from './config';
 import { newSecret } from './domain/credentials';
 
 export function resolveSecretKey(config: Config, logger: Logger): string {
@@ -21,7 +21,7 @@ export function resolveSecretKey(config: Config, logger: Logger): string {
   const level = config.nodeEnv === 'production' ? 'error' : 'warn';
   logger[level](
     'SECRET_KEY is not set: using a random key for this process only. Simple tokens handed out now change when the ' +
-      'service restarts, and several instances will disagree. Set SECRET_KEY (48+ random characters) in production.',
+      `service restarts, and several instances will disagree. Set SECRET_KEY (at least ${SECRET_KEY_MIN_LENGTH} random characters) in production.`,
   );
   return newSecret(48);
 }

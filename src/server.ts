@@ -4,17 +4,18 @@
  * default), then listen. SIGTERM/SIGINT stop accepting connections, let requests in flight and
  * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
  */
-import http from 'node:http';
-import { ConfigError, loadConfig } from './config';
+import { assertServable, ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { openDatabase } from './database';
 import { resolveSecretKey } from './secret-key';
 import { createApp } from './app';
+import { createHttpServer } from './http/server';
 import { ensureDemoAccount } from './domain/demo-account';
 import { startJobs, type Jobs } from './analytics/jobs';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  assertServable(config);
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
   const secretKey = resolveSecretKey(config, logger);
@@ -47,8 +48,7 @@ async function main(): Promise<void> {
     if (backend.unhandled.length > 0) logger.warn({ api: backend.name, operations: backend.unhandled }, 'operations without a handler answer 501');
   }
 
-  const server = http.createServer(app.callback());
-  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  const server = createHttpServer(app.callback(), config);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);

@@ -49,6 +49,8 @@ export interface paths {
          *       forged post can achieve no more than a link to the authorisation page could).
          *     - A missing or unknown `decision`, an unknown client or an unregistered redirect URI: a 400
          *       error page, never a redirect.
+         *     - A form the browser says was sent from another site (`Sec-Fetch-Site: cross-site`, or an
+         *       `Origin` other than this service's): a 403 page, before the token is looked at.
          *     - No session (the person's session has ended): 303 to `/login?next=<the authorisation page URL
          *       rebuilt from the form's parameters>`, so that the person sees the consent page again after
          *       logging in. A caller that sends an `Authorization` header instead of a session cookie (an
@@ -84,14 +86,17 @@ export interface paths {
          *     request), `client_id`, `client_secret` (confidential clients), `code_verifier` (when the
          *     authorisation request carried a `code_challenge`). A code is single use and expires 10 minutes
          *     after it was issued; it is bound to the client, the redirect URI and the PKCE challenge. Any
-         *     mismatch, expiry or reuse is `invalid_grant`, and a second use of a code also revokes every
-         *     token issued from it (RFC 6749 section 4.1.2).
+         *     mismatch, expiry or reuse is `invalid_grant`, and a second use of a code by its own client also
+         *     revokes every token issued from it (RFC 6749 section 4.1.2). A code presented by another client
+         *     is `invalid_grant` and changes nothing: the client binding is checked before anything else
+         *     (RFC 9700 section 4.14.2).
          *
          *     **`grant_type=refresh_token`**: `refresh_token`, `client_id`, `client_secret`, and optionally
          *     `scope` to narrow (never widen) the granted scopes. The answer is a new access and refresh
          *     token pair; the previous pair stops working at once. Replaying a refresh token that was
          *     already exchanged revokes the whole grant (every token issued from the same authorisation) and
-         *     is `invalid_grant`.
+         *     is `invalid_grant`. A refresh token presented by another client is `invalid_grant` and changes
+         *     nothing.
          *
          *     Access and refresh tokens are valid for 365 days (`expires_in` 31536000); refresh at any time
          *     before then. Codes, tokens and client secrets are stored only as hashes, so a lost token
@@ -99,7 +104,9 @@ export interface paths {
          *
          *     The parameters are checked by the endpoint itself, so every problem is answered in RFC 6749
          *     form `{error, error_description}` (never the API's `{detail}` body): a missing or repeated
-         *     parameter is `invalid_request`, an unknown `grant_type` is `unsupported_grant_type`.
+         *     parameter is `invalid_request`, an unknown `grant_type` is `unsupported_grant_type`, and a body
+         *     over 1 MiB (413) or of another media type (415) is `invalid_request` too. Without `PUBLIC_URL`,
+         *     a request for a host name the service does not answer to is 400 `invalid_request`.
          */
         post: operations["createAccessToken"];
         delete?: never;
@@ -397,7 +404,8 @@ export interface components {
         /**
          * @description An error page for the person, never a redirect: the client is unknown, the redirect URI is
          *     missing or not registered for the client, or (on the consent form) the decision is missing or
-         *     unknown. The page says what is wrong so that the person can tell the
+         *     unknown; or, without `PUBLIC_URL`, the request names a host the service does not answer to
+         *     (see `ALLOWED_HOSTS`). The page says what is wrong so that the person can tell the
          *     application's developer.
          */
         ErrorPage: {
@@ -460,6 +468,21 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The browser says the form was sent from another site (`Sec-Fetch-Site` other than
+         *     `same-origin` or `none`, or an `Origin` that is not this service's): refused before its
+         *     anti-forgery token is checked, and nothing was granted. A page saying so, for the person.
+         */
+        CrossSiteFormRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Form refused</title></head><body><h1>Form refused</h1><p>This form was sent from another site, so Daybook did not act on it.</p></body></html> */
+                "text/html": string;
+            };
+        };
         /** @description The request body is larger than 1 MiB. */
         PayloadTooLarge: {
             headers: {
@@ -488,6 +511,24 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The body was refused before it was read as a token request: larger than 1 MiB (413) or of a
+         *     media type other than a form or JSON (415). Answered in RFC 6749 form like every other problem
+         *     of the token endpoint, as `invalid_request`; nothing was issued.
+         */
+        TokenBodyRefused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description Always `no-cache`, for old HTTP/1.0 caches. */
+                Pragma?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
             };
         };
     };
@@ -721,6 +762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            403: components["responses"]["CrossSiteFormRefused"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -803,8 +845,8 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
+            413: components["responses"]["TokenBodyRefused"];
+            415: components["responses"]["TokenBodyRefused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -272,9 +272,14 @@ export interface paths {
          *     time until the person resets it on the simple-token page of the web pages. No authentication
          *     is needed to call it.
          *
-         *     Sign-in failures are throttled: after five failures within 15 minutes for one account, or from
-         *     one address, the sixth and every later attempt in the window answers 429 with `Retry-After`,
-         *     even when the credentials are correct.
+         *     Sign-in failures are throttled (shared with the log-in form): after five failures within 15
+         *     minutes for one account from one address, the sixth and every later attempt from that address
+         *     in the window answers 429 with `Retry-After`, even when the credentials are correct; one
+         *     address failing for many accounts is refused after 20 failures. Failures for one account
+         *     from many addresses at once add a growing delay (at most 5 minutes after the latest failure)
+         *     rather than a lock, and a client sending the `daybook_device` cookie of an earlier successful
+         *     log-in to that account is not held back by other addresses' failures. Failures from one
+         *     address never hold back another.
          *
          *     The body may be `application/x-www-form-urlencoded`, `application/json` or
          *     `multipart/form-data`. The simple-token method may be deprecated in future; OAuth2 is the
@@ -1009,7 +1014,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: a parameter or the body is invalid. Nothing was changed. */
+        /** @description The request is malformed: a parameter or the body is invalid, or (without PUBLIC_URL) it names a host the service does not answer to. Nothing was changed. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1993,6 +1998,8 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Always `no-store`; the body is a credential. */
                     "Cache-Control"?: string;
+                    /** @description Always `no-cache`, for old HTTP/1.0 caches. */
+                    Pragma?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2020,9 +2027,10 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /**
-             * @description Too many failed sign-in attempts: the sixth failure within 15 minutes for this account or
-             *     from this address. Every attempt, even with correct credentials, answers 429 until
-             *     `Retry-After` seconds have passed.
+             * @description Too many failed sign-in attempts: five failures within 15 minutes for this account from
+             *     this address, twenty from this address for any accounts, or the account's growing delay
+             *     after failures from many addresses. Every attempt, even with correct credentials, answers
+             *     429 until `Retry-After` seconds have passed.
              */
             429: {
                 headers: {

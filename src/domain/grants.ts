@@ -74,19 +74,23 @@ export type CodeProblem =
   | 'verifier_unexpected';
 
 /**
- * Redeems a code: single use (a second use revokes what the first produced), unexpired, and
- * accepted by `check`; any failure after the code is found burns it. Returns the grant's first
- * token pair.
+ * Redeems a code for the client `clientPk`: single use (a second use by its client revokes what
+ * the first produced), unexpired, and accepted by `check`; any failure after the code is found
+ * burns it. A code presented by another client changes nothing (RFC 9700 section 4.14.2: only the
+ * rightful client's replay may revoke; otherwise a client that learnt a used code could revoke
+ * another app's grant). Returns the grant's first token pair.
  */
 export async function redeemAuthorisationCode(
   db: Knex,
   code: string,
   now: Date,
+  clientPk: number,
   check: (row: StoredCode) => CodeProblem | undefined,
 ): Promise<{ tokens: TokenResponse } | { problem: CodeProblem }> {
   return db.transaction(async (trx) => {
     const row: StoredCode | undefined = await trx('authorisation_codes').where({ code_hash: hashCredential(code) }).forUpdate().first();
     if (!row) return { problem: 'unknown' as const };
+    if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };
     if (row.used_at) {
       await revokeGrant(trx, row.grant_id, now);
       return { problem: 'reused' as const };
@@ -102,9 +106,10 @@ export async function redeemAuthorisationCode(
 export type RefreshProblem = 'unknown' | 'revoked' | 'replayed' | 'expired' | 'wrong_client' | 'scope_no_longer_allowed' | { beyondGrant: string[] };
 
 /**
- * Exchanges a refresh token for a new pair of the same grant; the old pair stops working at once.
- * Rows are locked, so of two concurrent refreshes with one token exactly one succeeds; the other
- * (like any later replay of a replaced token) revokes the whole grant. `check` decides the scopes
+ * Exchanges a refresh token of the client `clientPk` for a new pair of the same grant; the old pair
+ * stops working at once. Rows are locked, so of two concurrent refreshes with one token exactly one
+ * succeeds; the other (like any later replay of a replaced token by its client) revokes the whole
+ * grant. Another client presenting it changes nothing (RFC 9700 section 4.14.2). `check` decides the scopes
  * of the new pair (or refuses), given the scopes the presenting client may ask for now: its row is
  * share-locked first, so an owner's edit that narrows them (`updateClient`, which locks the row for
  * update and then revokes tokens) happens wholly before or wholly after this refresh.
@@ -121,6 +126,8 @@ export async function rotateRefreshToken(
     if (!client) return { problem: 'unknown' as const };
     const row: StoredToken | undefined = await trx('tokens').where({ refresh_hash: hashCredential(refreshToken) }).forUpdate().first();
     if (!row) return { problem: 'unknown' as const };
+    // The client binding first: another client's replay must not revoke this client's grant.
+    if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };
     if (row.revoked_at) return { problem: 'revoked' as const };
     if (row.replaced_at) {
       await revokeGrant(trx, row.grant_id, now);

@@ -5,9 +5,11 @@
  *
  * What goes, and why it is safe:
  * - sessions past their expiry: they are refused already (sessions.ts checks `expires_at`).
- * - rate-limit and login-throttle counters whose window ended: an ended window counts as zero
+ * - rate-limit counters whose window ended: an ended window counts as zero
  *   anyway (rate-limiter-flexible starts a new one in place), and a request that renews the row
  *   while it is being deleted keeps it (the delete re-checks `expire` on the locked row).
+ * - sign-in failures and sign-up attempts older than the longest throttle window (an hour): no
+ *   throttle counts them any more.
  * - tokens of a grant that has been dead for GRANT_RETENTION_MS: no token of it is live (each is
  *   revoked, replaced or expired). While a grant lives, its replaced tokens stay, so the replay of
  *   an old refresh token is still recognised and revokes the grant (RFC 9700 §4.14.2); a month
@@ -19,6 +21,8 @@ import type { Knex } from 'knex';
 
 export const GRANT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** The longest throttle window (sign-ups: an hour; sign-in failures: 15 minutes). */
+export const THROTTLE_RETENTION_MS = 60 * 60 * 1000;
 /** Rows (for tokens: grants) deleted per statement, so no run holds many locks or one long transaction. */
 const BATCH = 5000;
 const GRANT_BATCH = 500;
@@ -26,6 +30,7 @@ const GRANT_BATCH = 500;
 export interface HousekeepingSummary {
   sessions: number;
   rateLimits: number;
+  throttleEvents: number;
   tokens: number;
   codes: number;
 }
@@ -48,6 +53,10 @@ export async function sweepExpired(db: Knex, now: Date): Promise<HousekeepingSum
   );
   const rateLimits = await inBatches(() =>
     rowCount(db.raw('delete from rate_limits where key in (select key from rate_limits where expire <= ? limit ?)', [now.getTime(), BATCH])),
+  );
+  const throttleCutoff = new Date(now.getTime() - THROTTLE_RETENTION_MS);
+  const throttleEvents = await inBatches(() =>
+    rowCount(db.raw('delete from throttle_events where id in (select id from throttle_events where at <= ? limit ?)', [throttleCutoff, BATCH])),
   );
   const grantCutoff = new Date(now.getTime() - GRANT_RETENTION_MS);
   // A grant's end: when its last token stopped working (revoked, replaced or expired, whichever first).
@@ -75,5 +84,5 @@ export async function sweepExpired(db: Knex, now: Date): Promise<HousekeepingSum
       ),
     ),
   );
-  return { sessions, rateLimits, tokens, codes };
+  return { sessions, rateLimits, throttleEvents, tokens, codes };
 }

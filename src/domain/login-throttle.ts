@@ -1,89 +1,120 @@
 /**
- * Sign-in throttling (DESIGN): failures are counted per account and per address over 15 minutes,
- * in the shared `rate_limits` table (rate-limiter-flexible, so every instance sees one count).
- * After 5 failures for an account or from an address, every attempt in the window (the 6th
- * failure, and a correct password too) is refused with the seconds to wait. A success does not
- * wipe the count, so an attacker who also knows one good password cannot reset it.
- * Used by the login form and the simple-token endpoint alike.
+ * Sign-in throttling (DESIGN, "Login and simple-token throttling"), shared by the login form, the
+ * simple-token endpoint and account deletion. Failures are rows of `throttle_events`, counted over
+ * a 15-minute window by the service's own clock (so every instance sees one count, and tests move
+ * the clock instead of waiting). The rules, for a browser or client that is not a trusted device:
+ *
+ * - one account from one address: the 6th failure in 15 minutes, and every attempt after it in
+ *   the window (a correct password too), is refused. Stops one address guessing one password.
+ * - one address across accounts: a higher limit, for password spraying.
+ * - one account across many addresses at once (its failures of the last hour come from three or
+ *   more addresses and number more than five): a growing delay after each failure (2, 4, 8 …
+ *   seconds, at most 5 minutes), never a hard lock. An hour rather than 15 minutes, so that a
+ *   botnet cannot wait for the count to fall and start again with free guesses.
+ *
+ * Nobody can lock another person out: failures from one address hold back only that address, and
+ * a trusted device (a browser holding a device cookie from an earlier successful sign-in to the
+ * account, or a live session of it) passes all three, limited only by its own failures. A success
+ * does not wipe the counts, so knowing one good password does not reset them for another.
+ *
+ * An attempt is recorded as a failure before its password is checked and forgotten when the
+ * password was right, so that parallel guesses see each other (no request can slip through while
+ * another's slow password check runs).
  */
-import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { RATE_LIMIT_TABLE } from '../http/rate-limit';
+import { accountKey } from './device-cookie';
 import { authenticateUser, type User } from './users';
 
-export const LOGIN_FAILURES_ALLOWED = 5;
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
+/** The account-wide delay counts the failures of this long. */
+export const ACCOUNT_WINDOW_SECONDS = 60 * 60;
+/** Failures one account may have from one address (and one trusted device may make) in the window. */
+export const LOGIN_FAILURES_ALLOWED = 5;
+/** Failures one address may make across all accounts in the window. */
+export const ADDRESS_FAILURES_ALLOWED = 20;
+/** The account-wide delay starts once its failures in the window come from this many addresses… */
+export const ACCOUNT_SPREAD_ADDRESSES = 3;
+/** …and number more than this. */
+export const ACCOUNT_FAILURES_BEFORE_DELAY = 5;
+/** The account-wide delay grows no longer than this. */
+export const ACCOUNT_DELAY_MAX_SECONDS = 5 * 60;
 
-export interface LoginThrottle {
-  /** Seconds to wait before another attempt, or 0 when an attempt may be made now. */
-  retryAfter(username: string, address: string): Promise<number>;
-  /** Counts a failed attempt against the account and the address. */
-  recordFailure(username: string, address: string): Promise<void>;
+const FAILURE = 'sign_in_failure';
+
+export interface SignInAttempt {
+  username: string;
+  password: string;
+  /** The client's address (src/http/client-address.ts). */
+  address: string;
+  /** A trusted device's key (a verified device cookie, or the session), when there is one. */
+  trustedDevice?: string;
+  now: Date;
 }
 
-/** Keys never hold what was typed: user names are hashed (they can be long, and are personal). */
-function keysFor(username: string, address: string): string[] {
-  const account = crypto.createHash('sha256').update(username.trim().toLowerCase()).digest('hex').slice(0, 40);
-  return [`account:${account}`, `address:${address.slice(0, 100)}`];
+function windowStart(now: Date): Date {
+  return new Date(now.getTime() - LOGIN_WINDOW_SECONDS * 1000);
 }
 
-export function createLoginThrottle(db: Knex): LoginThrottle {
-  const limiter = new RateLimiterPostgres({
-    storeClient: db,
-    storeType: 'knex',
-    tableName: RATE_LIMIT_TABLE,
-    tableCreated: true,
-    keyPrefix: 'login',
-    points: LOGIN_FAILURES_ALLOWED,
-    duration: LOGIN_WINDOW_SECONDS,
-    clearExpiredByTimeout: false,
-  });
-  return {
-    async retryAfter(username, address) {
-      let wait = 0;
-      for (const key of keysFor(username, address)) {
-        const state = await limiter.get(key);
-        if (state && state.consumedPoints >= LOGIN_FAILURES_ALLOWED) wait = Math.max(wait, Math.ceil(state.msBeforeNext / 1000), 1);
-      }
-      return wait;
-    },
-    async recordFailure(username, address) {
-      for (const key of keysFor(username, address)) {
-        try {
-          await limiter.consume(key, 1);
-        } catch (rejection) {
-          if (!(rejection instanceof RateLimiterRes)) throw rejection; // already over the limit: nothing more to count
-        }
-      }
-    },
-  };
+/** Seconds until `at` (a moment in the future), at least 1. */
+function secondsUntil(at: number, now: Date): number {
+  return Math.max(1, Math.ceil((at - now.getTime()) / 1000));
 }
 
-const shared = new WeakMap<Knex, LoginThrottle>();
+/**
+ * Seconds until fewer than `allowed` failures matching `where` remain in the window (0 when there
+ * are fewer already): the `allowed`-th most recent one leaves the window then.
+ */
+async function waitForCount(db: Knex, where: Record<string, string>, allowed: number, now: Date): Promise<number> {
+  const row: { at: Date } | undefined = await db('throttle_events')
+    .where({ kind: FAILURE, ...where })
+    .where('at', '>', windowStart(now))
+    .orderBy('at', 'desc')
+    .offset(allowed - 1)
+    .first('at');
+  return row ? secondsUntil(new Date(row.at).getTime() + LOGIN_WINDOW_SECONDS * 1000, now) : 0;
+}
 
-/** The throttle of this database, shared by the login form and the simple-token endpoint. */
-export function loginThrottleFor(db: Knex): LoginThrottle {
-  let throttle = shared.get(db);
-  if (!throttle) {
-    throttle = createLoginThrottle(db);
-    shared.set(db, throttle);
+/** The growing delay of an account whose failures come from many addresses: seconds left, or 0. */
+async function accountDelay(db: Knex, account: string, now: Date): Promise<number> {
+  const row = await db('throttle_events')
+    .where({ kind: FAILURE, account_key: account })
+    .where('at', '>', new Date(now.getTime() - ACCOUNT_WINDOW_SECONDS * 1000))
+    .first(db.raw('count(*)::int as failures'), db.raw('count(distinct address)::int as addresses'), db.raw('max(at) as latest'));
+  const { failures, addresses, latest } = row as { failures: number; addresses: number; latest: Date | null };
+  if (!latest || addresses < ACCOUNT_SPREAD_ADDRESSES || failures <= ACCOUNT_FAILURES_BEFORE_DELAY) return 0;
+  const delaySeconds = Math.min(2 ** (failures - ACCOUNT_FAILURES_BEFORE_DELAY), ACCOUNT_DELAY_MAX_SECONDS);
+  const until = new Date(latest).getTime() + delaySeconds * 1000;
+  return until > now.getTime() ? secondsUntil(until, now) : 0;
+}
+
+/** Seconds the attempt must wait, or 0 when it may be made now. */
+export async function signInWait(db: Knex, attempt: Omit<SignInAttempt, 'password'>): Promise<number> {
+  const { address, trustedDevice, now } = attempt;
+  if (trustedDevice !== undefined) {
+    const deviceWait = await waitForCount(db, { device_key: trustedDevice }, LOGIN_FAILURES_ALLOWED, now);
+    // A device that has used up its own failures is trusted no more (for now): the rules for everyone apply.
+    if (deviceWait === 0) return 0;
   }
-  return throttle;
+  const account = accountKey(attempt.username);
+  const pair = await waitForCount(db, { account_key: account, address }, LOGIN_FAILURES_ALLOWED, now);
+  const spraying = await waitForCount(db, { address }, ADDRESS_FAILURES_ALLOWED, now);
+  return Math.max(pair, spraying, await accountDelay(db, account, now));
 }
 
 export type SignInResult = { user: User } | { throttled: number } | { wrongCredentials: true };
 
 /**
- * One sign-in attempt, as the login form and the simple-token endpoint both make it: refused
- * while throttled (even with the right password), otherwise checked, a failure counted.
+ * One sign-in attempt, as the login form, the simple-token endpoint and account deletion make it:
+ * refused while throttled (even with the right password), otherwise checked, a failure counted.
  */
-export async function attemptSignIn(db: Knex, input: { username: string; password: string; address: string }): Promise<SignInResult> {
-  const throttle = loginThrottleFor(db);
-  const wait = await throttle.retryAfter(input.username, input.address);
+export async function attemptSignIn(db: Knex, attempt: SignInAttempt): Promise<SignInResult> {
+  const wait = await signInWait(db, attempt);
   if (wait > 0) return { throttled: wait };
-  const user = await authenticateUser(db, input.username, input.password);
-  if (user) return { user };
-  await throttle.recordFailure(input.username, input.address);
-  return { wrongCredentials: true };
+  const [{ id }] = await db('throttle_events')
+    .insert({ kind: FAILURE, account_key: accountKey(attempt.username), address: attempt.address, device_key: attempt.trustedDevice ?? null, at: attempt.now })
+    .returning('id');
+  const user = await authenticateUser(db, attempt.username, attempt.password);
+  if (!user) return { wrongCredentials: true };
+  await db('throttle_events').where({ id }).delete();
+  return { user };
 }

@@ -5,7 +5,7 @@
  *
  * - `daybook_http_requests_total` and `daybook_http_request_duration_seconds` by method, route
  *   template (ctx.state.route, recorded by openapi.ts `recordRoute`; `unmatched` for unknown
- *   paths) and status; `daybook_rate_limited_total`: answers 429 (API rate limit, login throttle).
+ *   paths) and status; `daybook_rate_limited_total`: answers 429 (API rate limit, sign-in and sign-up throttles).
  * - `daybook_db_pool_connections{state}`: the knex pool's used, free and pending (waiting for a
  *   connection) counts, read at scrape time.
  * - `daybook_job_queue_size{queue}`: waiting jobs per pg-boss queue, only in a process that runs
@@ -82,7 +82,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   });
   const rateLimited = new Counter({
     name: `${PREFIX}rate_limited_total`,
-    help: 'Requests answered 429 Too Many Requests (the API rate limit and the login throttle).',
+    help: 'Requests answered 429 Too Many Requests (the API rate limit and the sign-in and sign-up throttles).',
     registers: [registry],
   });
   new Counter({

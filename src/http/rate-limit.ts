@@ -10,6 +10,7 @@
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { clientAddress } from './client-address';
 import { tooManyRequests } from './errors';
 import type { Principal } from '../domain/principal';
 import type { QuotaCount } from '../domain/quota';
@@ -51,7 +52,7 @@ function setHeaders(ctx: Koa.Context, limit: number, result: RateLimiterRes): nu
 export function rateLimit(limiter: RateLimiterPostgres, limit: number): Koa.Middleware {
   return async (ctx, next) => {
     const principal = ctx.state.principal as Principal | undefined;
-    const key = principal?.rateLimitKey ?? `ip:${ctx.ip}`;
+    const key = principal?.rateLimitKey ?? `ip:${clientAddress(ctx)}`;
     const counted = ctx.state.quotaCount as QuotaCount | undefined;
     let result: RateLimiterRes;
     try {

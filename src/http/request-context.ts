@@ -1,11 +1,12 @@
 /**
  * The first middleware of the chain: gives each request an id, maps every error to the error body,
- * and writes one structured log line per request (never credentials: only method, path, status,
- * time, principal ids).
+ * works out the client's address, and writes one structured log line per request (never
+ * credentials: only method, path, status, time, client address, principal ids).
  */
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import { computeClientAddress } from './client-address';
 import { HttpError, serviceUnavailable } from './errors';
 
 /** Errors that mean "the database is not there right now", answered 503 instead of 500. */
@@ -26,9 +27,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestContext(logger: Logger): Koa.Middleware {
+/** `proxyHops`: TRUST_PROXY, for the client's address (computed here, once, for every later step). */
+export function requestContext(logger: Logger, proxyHops: number): Koa.Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
+    const address = computeClientAddress(ctx, proxyHops);
+    ctx.state.clientAddress = address;
     const incoming = ctx.get('X-Request-Id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     ctx.state.requestId = requestId;
@@ -57,6 +61,7 @@ export function requestContext(logger: Logger): Koa.Middleware {
         path: ctx.path,
         status: ctx.status,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
+        address,
         auth: principal ? { kind: principal.kind, user: principal.userId, client: principal.clientId } : undefined,
       };
       if (failure && !(failure instanceof HttpError) && ctx.status >= 500) {

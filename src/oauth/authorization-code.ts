@@ -1,8 +1,9 @@
 /**
  * grant_type=authorization_code (RFC 6749 section 4.1.3, RFC 7636 section 4.6): the code is single
  * use, expires after 10 minutes, and is bound to its client, its redirect_uri and its PKCE
- * challenge. Any mismatch is invalid_grant and burns the code; a second use revokes what the first
- * produced. A code_verifier for a code issued without a challenge is refused too (PKCE downgrade,
+ * challenge. The client binding is checked first: another client presenting the code gets
+ * invalid_grant and changes nothing (RFC 9700 section 4.14.2). For its own client, any mismatch is
+ * invalid_grant and burns the code, and a second use revokes what the first produced. A code_verifier for a code issued without a challenge is refused too (PKCE downgrade,
  * RFC 9700 section 2.1.1). A code is only as good as the app's registration at the exchange: if
  * its owner has since removed the code's redirect URI, or a scope the code grants, it is refused.
  */
@@ -22,7 +23,8 @@ const PROBLEMS: Record<CodeProblem, string> = {
   unknown: 'The authorisation code is unknown, expired or was already used.',
   reused: 'The authorisation code was already used; the tokens issued from it have been revoked.',
   expired: 'The authorisation code has expired (codes last 10 minutes): authorise again.',
-  wrong_client: 'The authorisation code was issued to another client.',
+  // Worded as `unknown`: another client learns nothing about the code it presents.
+  wrong_client: 'The authorisation code is unknown, expired or was already used.',
   wrong_redirect_uri: 'The redirect_uri differs from the one in the authorisation request.',
   redirect_uri_unregistered: 'The redirect_uri is no longer registered for this client: authorise again with a registered one.',
   scope_no_longer_allowed: 'The client may no longer ask for every scope this code grants: authorise again.',
@@ -45,7 +47,6 @@ export const handler: GrantHandler = async (deps, client, params) => {
     throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.');
   }
   const check = (row: StoredCode): CodeProblem | undefined => {
-    if (row.client_pk !== client.id) return 'wrong_client';
     if (row.redirect_uri !== params.redirect_uri) return 'wrong_redirect_uri';
     if (row.code_challenge) {
       if (verifier === undefined) return 'verifier_missing';
@@ -55,7 +56,7 @@ export const handler: GrantHandler = async (deps, client, params) => {
     }
     return registrationProblem(client, row);
   };
-  const result = await redeemAuthorisationCode(deps.db, code, deps.now(), check);
+  const result = await redeemAuthorisationCode(deps.db, code, deps.now(), client.id, check);
   if ('problem' in result) throw invalidGrant(PROBLEMS[result.problem]);
   return result.tokens;
 };

@@ -33,10 +33,13 @@ export function noStore(ctx: Koa.Context): void {
   ctx.set('Pragma', 'no-cache');
 }
 
-/** Answers a token endpoint error: 400, or 401 with a Basic challenge when Basic authentication failed. */
-export function sendTokenError(ctx: Koa.Context, error: OAuthError): void {
+/**
+ * Answers a token endpoint error: 400, or 401 with a Basic challenge when Basic authentication
+ * failed, or `status` when the HTTP status says more (413 and 415 for a body refused unread).
+ */
+export function sendTokenError(ctx: Koa.Context, error: OAuthError, status?: number): void {
   noStore(ctx);
-  ctx.status = error.basicChallenge ? 401 : 400;
+  ctx.status = status ?? (error.basicChallenge ? 401 : 400);
   if (error.basicChallenge) ctx.set('WWW-Authenticate', 'Basic realm="daybook"');
   ctx.body = { error: error.error, error_description: error.description };
 }

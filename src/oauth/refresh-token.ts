@@ -1,7 +1,8 @@
 /**
  * grant_type=refresh_token (RFC 6749 section 6): bound to its client; returns a new access and
  * refresh token and invalidates the previous pair at once; `scope` may narrow, never widen. A
- * replayed (already exchanged) refresh token revokes the whole grant (RFC 9700 section 4.14.2).
+ * replayed (already exchanged) refresh token revokes the whole grant (RFC 9700 section 4.14.2),
+ * when its own client replays it: another client gets invalid_grant and changes nothing.
  * The new pair's scopes must still be ones the client may ask for (its owner can narrow them).
  */
 import { rotateRefreshToken, type RefreshProblem } from '../domain/grants';
@@ -19,7 +20,8 @@ const PROBLEMS: Record<Exclude<RefreshProblem, { beyondGrant: string[] }>, strin
   revoked: 'The refresh token has been revoked.',
   replayed: 'The refresh token was already exchanged; every token of this authorisation has been revoked.',
   expired: 'The refresh token has expired (tokens last 365 days): authorise again.',
-  wrong_client: 'The refresh token was issued to another client.',
+  // Worded as `unknown`: another client learns nothing about the token it presents.
+  wrong_client: 'The refresh token is unknown.',
   scope_no_longer_allowed: 'The client may no longer ask for every scope of this authorisation: authorise again.',
 };
 
@@ -32,7 +34,6 @@ export const handler: GrantHandler = async (deps, client, params) => {
     narrowed = scopes;
   }
   const result = await rotateRefreshToken(deps.db, params.refresh_token!, deps.now(), client.id, (row, allowedScopes) => {
-    if (row.client_pk !== client.id) return { problem: 'wrong_client' };
     const beyond = narrowed ? scopesBeyond(narrowed, row.scopes) : [];
     if (beyond.length > 0) return { problem: { beyondGrant: beyond } };
     const scopes = narrowed ?? row.scopes;

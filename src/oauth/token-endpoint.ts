@@ -65,9 +65,13 @@ export function tokenHandlers(deps: Deps): Record<'createAccessToken', Operation
   };
 }
 
+/** Body problems answered before the request is read: malformed (400), too large (413), another media type (415). */
+const BODY_STATUSES = new Set([400, 413, 415]);
+
 /**
- * A token request whose body cannot be parsed is still answered in RFC 6749 form
- * (invalid_request), not with the API's error body. Mounted before the openapi dispatch.
+ * A token request whose body cannot be parsed, is too large or of another media type is still
+ * answered in RFC 6749 form (invalid_request, no-store), not with the API's error body; 413 and
+ * 415 keep their status. Mounted before the openapi dispatch.
  */
 export function tokenRequestParseErrors(): Koa.Middleware {
   return async (ctx, next) => {
@@ -75,7 +79,7 @@ export function tokenRequestParseErrors(): Koa.Middleware {
     try {
       await next();
     } catch (error) {
-      if (error instanceof HttpError && error.status === 400) return sendTokenError(ctx, invalidRequest(error.detail));
+      if (error instanceof HttpError && BODY_STATUSES.has(error.status)) return sendTokenError(ctx, invalidRequest(error.detail), error.status);
       throw error;
     }
   };

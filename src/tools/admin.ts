@@ -8,7 +8,7 @@
  *                                                                -> {client_id, client_secret}
  *   issue-token   --username U --client ID --scope "s1 s2"        -> the Token response
  *   demo          --username U [--days N] [--seed S] [--attributes N] -> {attributes, values}
- *   housekeeping                                                  -> {sessions, rateLimits, tokens, codes} deleted
+ *   housekeeping                                                  -> {sessions, rateLimits, throttleEvents, tokens, codes} deleted
  *                 (the job queue runs it hourly; see domain/housekeeping.ts)
  */
 import { loadConfig } from '../config';

@@ -84,10 +84,16 @@ test('deletes what has expired and keeps what can still be used or still protect
   const before = await app.get('/api/2/accounts/profile/', { bearer: refreshed.body.access_token });
   const remaining = Number(before.headers.get('x-ratelimit-remaining'));
   await app.db('rate_limits').insert({ key: 'api:ip:203.0.113.9', points: 12, expire: Date.now() - 1000 });
+  // Sign-in failures: one past the longest throttle window, one still inside it.
+  await app.db('throttle_events').insert([
+    { kind: 'sign_in_failure', account_key: 'old', address: '203.0.113.9', at: new Date(Date.now() - 61 * 60 * 1000) },
+    { kind: 'sign_in_failure', account_key: 'recent', address: '203.0.113.9', at: new Date(Date.now() - 5 * 60 * 1000) },
+  ]);
   const codesBefore = (await app.db('authorisation_codes')).length;
   const limitsBefore = (await app.db('rate_limits')).length;
 
-  expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 1, rateLimits: 1, tokens: 2, codes: 2 });
+  expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 1, rateLimits: 1, throttleEvents: 1, tokens: 2, codes: 2 });
+  expect((await app.db('throttle_events').select('account_key')).map((r: { account_key: string }) => r.account_key)).toEqual(['recent']);
 
   expect([await grantRows(revokedLongAgo), await grantRows(revokedRecently), await grantRows(expiredLongAgo), await grantRows(liveGrant)]).toEqual([0, 1, 0, 2]);
   expect((await app.db('authorisation_codes')).length).toBe(codesBefore - 2);
@@ -102,7 +108,7 @@ test('deletes what has expired and keeps what can still be used or still protect
   expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
 
   // A second run finds nothing more.
-  expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 0, rateLimits: 0, tokens: 0, codes: 0 });
+  expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 0, rateLimits: 0, throttleEvents: 0, tokens: 0, codes: 0 });
 
   // The kept replaced refresh token and the kept used code still revoke their grants when replayed.
   const replay = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: first.refresh_token, ...credentials() });

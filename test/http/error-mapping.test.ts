@@ -18,7 +18,7 @@ async function serve(handler: Koa.Middleware) {
     },
   });
   const app = new Koa();
-  app.use(requestContext(pino({ level: 'info' }, sink)));
+  app.use(requestContext(pino({ level: 'info' }, sink), 0));
   app.use(handler);
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

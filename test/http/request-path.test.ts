@@ -40,8 +40,8 @@ describe('trailing slashes', () => {
     }
   });
 
-  test('with TRUST_PROXY=1 redirects follow X-Forwarded-Proto and X-Forwarded-Host', async () => {
-    const other = await startTestApp({ TRUST_PROXY: '1' });
+  test('with TRUST_PROXY=1 redirects follow X-Forwarded-Proto and X-Forwarded-Host (a host listed in ALLOWED_HOSTS)', async () => {
+    const other = await startTestApp({ TRUST_PROXY: '1', ALLOWED_HOSTS: 'data.example.net' });
     try {
       const res = await other.get('/api/2/attributes', { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'data.example.net' } });
       expect(res.headers.get('location')).toBe('https://data.example.net/api/2/attributes/');

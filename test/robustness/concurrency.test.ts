@@ -16,7 +16,8 @@ jest.setTimeout(120_000 * SCALE);
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp();
+  // Many sign-ups from one address on purpose: the sign-up throttle has its own tests (test/security/).
+  app = await startTestApp({ SIGN_UPS_PER_HOUR: '100000' });
 });
 afterAll(async () => {
   await app.close();

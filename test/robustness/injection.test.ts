@@ -41,7 +41,8 @@ let bearer: string;
 const pages: Record<string, string> = {};
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Many sign-ups from one address on purpose: the sign-up throttle has its own tests (test/security/).
+  app = await startTestApp({ SIGN_UPS_PER_HOUR: '100000' });
   ({ user: person } = await makeUser(app, { timezone: 'UTC' }));
   session = await createSession(app.db, person.id, new Date());
 

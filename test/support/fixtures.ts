@@ -32,9 +32,9 @@ export async function makeSession(app: TestApp, user: User): Promise<string> {
 }
 
 /**
- * Forgets every failed sign-in (the throttle counts per account and per address, and all test
- * requests come from one address), for tests that make many attempts on purpose.
+ * Forgets every failed sign-in and sign-up attempt (the throttles count per account and per
+ * address, and all test requests come from one address), for tests that make many on purpose.
  */
 export async function resetSignInThrottle(app: Pick<TestApp, 'db'>): Promise<void> {
-  await app.db('rate_limits').where('key', 'like', 'login%').delete();
+  await app.db('throttle_events').delete();
 }

@@ -40,7 +40,7 @@ beforeAll(async () => {
   // Something tracked by hand, so /data has its entry forms.
   await page.goto(`${app.baseUrl}/data/track`);
   await page.selectOption('#template', 'mood_note');
-  await Promise.all([page.waitForURL(/\/data\?tracked=/), page.click('form:has(#template) button[type=submit]')]);
+  await Promise.all([page.waitForURL(/\/data\?notice=tracking/), page.click('form:has(#template) button[type=submit]')]);
   const consent = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 's' });
   paths.push(
     '/data', '/data/track', '/data/patterns', '/settings/profile', '/settings/apps', `/settings/apps/${client.client_id}`,

@@ -102,21 +102,29 @@ describe('log in and log out', () => {
     expect(setCookie(res, 'daybook_session')).toBeUndefined();
   });
 
-  test('the 6th failure in 15 minutes for an account is 429 with Retry-After, even with the correct password', async () => {
+  test('the 6th failure in 15 minutes for an account from one address is 429 with Retry-After, even with the correct password; another address still logs in', async () => {
     const { user, password } = await makeUser(app);
-    for (let i = 0; i < 5; i += 1) expect((await logIn(app, user.username, 'wrong password', freshAddress())).status).toBe(400);
-    const res = await logIn(app, user.username, password, freshAddress());
+    const address = freshAddress();
+    for (let i = 0; i < 5; i += 1) expect((await logIn(app, user.username, 'wrong password', address)).status).toBe(400);
+    const res = await logIn(app, user.username, password, address);
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(res.text).toContain('Too many failed attempts');
     expect(setCookie(res, 'daybook_session')).toBeUndefined();
+    expect((await logIn(app, user.username, password, freshAddress())).status).toBe(303);
   });
 
-  test('the 6th failure in 15 minutes from one address is 429', async () => {
+  test('the 21st failure in 15 minutes from one address, across accounts, is 429', async () => {
     const address = freshAddress();
-    for (let i = 0; i < 5; i += 1) await logIn(app, `nobody_${i}_${process.pid}`, 'guess', address);
+    for (let i = 0; i < 20; i += 1) expect((await logIn(app, `nobody_${i}_${process.pid}`, 'guess', address)).status).toBe(400);
     const { user, password } = await makeUser(app);
     expect((await logIn(app, user.username, password, address)).status).toBe(429);
+  });
+
+  test('a successful log-in gives the browser an HttpOnly device cookie', async () => {
+    const { user, password } = await makeUser(app);
+    const res = await logIn(app, user.username, password, freshAddress());
+    expect(setCookieLine(res, 'daybook_device')).toMatch(/^daybook_device=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=15552000; HttpOnly; SameSite=Lax$/);
   });
 
   test('after logging in, next= leads back to a local page only', async () => {

@@ -92,9 +92,9 @@ test('a person signs up, creates an app, authorises it from the app after loggin
   // Track the mood by hand and enter today's.
   await Promise.all([page.waitForURL(`${app.baseUrl}/data/track`), page.click('main a[href="/data/track"]')]);
   await page.selectOption('#template', 'mood');
-  await Promise.all([page.waitForURL(/\/data\?tracked=Mood/), page.click('form:has(#template) button[type=submit]')]);
+  await Promise.all([page.waitForURL(/\/data\?notice=tracking&attribute=mood/), page.click('form:has(#template) button[type=submit]')]);
   await page.fill('tr.enter input[name=value]', '7');
-  await Promise.all([page.waitForURL(/\/data\?date=.*&saved=Mood$/), page.click('tr.enter button[type=submit]')]);
+  await Promise.all([page.waitForURL(/\/data\?date=.*&notice=saved&attribute=mood$/), page.click('tr.enter button[type=submit]')]);
   expect(await page.textContent('[role=status]')).toBe('Saved Mood.');
   expect(await page.textContent('#attribute-mood td.day')).toBe('7');
 

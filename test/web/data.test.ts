@@ -94,17 +94,17 @@ test('tracking a template by hand makes Daybook its owner, and a value entered i
   const p = await person();
   const tracked = await track(p, { kind: 'template', template: 'mood' });
   expect(tracked.status).toBe(303);
-  expect(tracked.headers.get('location')).toBe('/data?tracked=Mood#attribute-mood');
+  expect(tracked.headers.get('location')).toBe('/data?notice=tracking&attribute=mood#attribute-mood');
   expect(await attribute(p, 'mood')).toMatchObject({ name: 'mood', manual: true, active: true, service: { name: 'daybook', label: 'Daybook' } });
 
   const saved = await enter(p, 'mood', ' 7 ');
   expect(saved.status).toBe(303);
-  expect(saved.headers.get('location')).toBe(`/data?date=${p.today}&saved=Mood`);
+  expect(saved.headers.get('location')).toBe(`/data?date=${p.today}&notice=saved&attribute=mood`);
   expect(await apiValue(p, 'mood')).toBe(7);
   // Like any write, it is recorded for the derived data.
   expect(await app.db('value_changes').where({ user_id: p.user.id, date: p.today })).toHaveLength(1);
 
-  const page = await app.get(`/data?date=${p.today}&saved=Mood`, { ...PAGE, session: p.session });
+  const page = await app.get(`/data?date=${p.today}&notice=saved&attribute=mood`, { ...PAGE, session: p.session });
   expect(page.text).toContain('Saved Mood.');
   expect(rowText(page.text, 'mood')).toMatch(/^Mood( \S+)* 7 Daybook$/);
   // Its entry form shows the day's value.
@@ -183,7 +183,7 @@ test("an app's attribute shows its values but no entry form, and a value posted 
 test('something of their own: created with a name from its label; a tag entered by hand updates the day’s custom text', async () => {
   const p = await person();
   const tea = await track(p, { kind: 'custom', label: 'Cups of tea', group: 'food', value_type: '0' });
-  expect(tea.headers.get('location')).toBe('/data?tracked=Cups+of+tea#attribute-cups_of_tea');
+  expect(tea.headers.get('location')).toBe('/data?notice=tracking&attribute=cups_of_tea#attribute-cups_of_tea');
   expect(await attribute(p, 'cups_of_tea')).toMatchObject({ label: 'Cups of tea', group: { name: 'food' }, value_type: 0, manual: true, service: { name: 'daybook' } });
   expect((await enter(p, 'cups_of_tea', '3')).status).toBe(303);
   expect(await apiValue(p, 'cups_of_tea')).toBe(3);

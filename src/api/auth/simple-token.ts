@@ -8,14 +8,24 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
 import { attemptSignIn } from '../../domain/login-throttle';
 import { simpleTokenOf } from '../../domain/users';
+import { clientAddress } from '../../http/client-address';
 import { badRequest, tooManyRequests } from '../../http/errors';
+import { trustedDeviceOf } from '../../web/device';
 
 export function simpleTokenHandlers(deps: Deps) {
   return {
     async createSimpleToken(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+      // The answer is a credential: never cached, by HTTP/1.1 caches (no-store) or HTTP/1.0 ones (Pragma).
       ctx.set('Cache-Control', 'no-store');
+      ctx.set('Pragma', 'no-cache');
       const { username, password } = ctx.request.body as { username: string; password: string };
-      const result = await attemptSignIn(deps.db, { username, password, address: ctx.ip });
+      const result = await attemptSignIn(deps.db, {
+        username,
+        password,
+        address: clientAddress(ctx),
+        trustedDevice: trustedDeviceOf(ctx, deps, username),
+        now: deps.now(),
+      });
       if ('throttled' in result) {
         throw tooManyRequests(`Too many failed sign-in attempts. Try again in ${result.throttled} seconds.`, result.throttled);
       }

@@ -9,6 +9,7 @@ import * as rateLimits from './20261122000002_rate_limits';
 import * as derivedRuns from './20261122003001_derived_runs';
 import * as unloggedRateLimits from './20261122004001_unlogged_rate_limits';
 import * as sessionDevices from './20261122005001_session_devices';
+import * as throttleEvents from './20261122006001_throttle_events';
 import * as averageWeekdays from './20261123180001_average_weekdays';
 
 /** One migration as knex's custom migration source sees it. */
@@ -26,5 +27,6 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261122003001_derived_runs', ...derivedRuns },
   { name: '20261122004001_unlogged_rate_limits', ...unloggedRateLimits },
   { name: '20261122005001_session_devices', ...sessionDevices },
+  { name: '20261122006001_throttle_events', ...throttleEvents },
   { name: '20261123180001_average_weekdays', ...averageWeekdays },
 ];

@@ -3,13 +3,16 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { attemptSignIn } from '../../domain/login-throttle';
+import { admitSignUp } from '../../domain/sign-up-throttle';
 import { createUser } from '../../domain/users';
+import { clientAddress } from '../../http/client-address';
 import { HttpError } from '../../http/errors';
 import { anonymousCsrfSecret, anonymousCsrfValid, csrfToken, csrfTokenValid } from '../csrf';
 import { field, readForm } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
 import { page } from '../page';
+import { rememberDevice, trustedDeviceOf } from '../device';
 import { currentSession, endCurrentSession, safeNext, startSession } from '../session';
 import { timezoneOptions } from './timezones';
 
@@ -70,6 +73,13 @@ ${values.next ? html`<input type="hidden" name="next" value="${values.next}">` :
   });
 }
 
+/** The wait of a throttled form, as the 429 page says it (and Retry-After, in seconds). */
+function throttledMessage(ctx: Koa.Context, what: string, seconds: number): string {
+  ctx.set('Retry-After', String(seconds));
+  const minutes = Math.ceil(seconds / 60);
+  return `${what} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+}
+
 function afterLogin(ctx: Koa.Context, next: string | undefined): void {
   ctx.status = 303;
   ctx.redirect(next ?? '/data');
@@ -94,14 +104,19 @@ export function accountPages(router: Router, deps: Deps): void {
     if (!anonymousCsrfValid(ctx, field(form, 'csrf_token'), deps.now())) {
       return loginForm(ctx, deps, { username, next, error: EXPIRED_FORM, status: 403 });
     }
-    const result = await attemptSignIn(deps.db, { username, password: field(form, 'password'), address: ctx.ip });
+    const result = await attemptSignIn(deps.db, {
+      username,
+      password: field(form, 'password'),
+      address: clientAddress(ctx),
+      trustedDevice: trustedDeviceOf(ctx, deps, username),
+      now: deps.now(),
+    });
     if ('throttled' in result) {
-      ctx.set('Retry-After', String(result.throttled));
-      const minutes = Math.ceil(result.throttled / 60);
-      return loginForm(ctx, deps, { username, next, status: 429, error: `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` });
+      return loginForm(ctx, deps, { username, next, status: 429, error: throttledMessage(ctx, 'Too many failed attempts.', result.throttled) });
     }
     if ('wrongCredentials' in result) return loginForm(ctx, deps, { username, next, error: WRONG_CREDENTIALS, status: 400 });
     await startSession(ctx, deps, result.user.id);
+    rememberDevice(ctx, deps, result.user.username);
     afterLogin(ctx, next);
   }));
 
@@ -116,11 +131,14 @@ export function accountPages(router: Router, deps: Deps): void {
     const next = safeNext(field(form, 'next'));
     const values = { username: field(form, 'username'), timezone: field(form, 'timezone') || 'UTC', next };
     if (!anonymousCsrfValid(ctx, field(form, 'csrf_token'), deps.now())) return signupForm(ctx, deps, { ...values, error: EXPIRED_FORM, status: 403 });
+    const wait = await admitSignUp(deps.db, { address: clientAddress(ctx), perHour: deps.config.signUpsPerHour, now: deps.now() });
+    if (wait > 0) return signupForm(ctx, deps, { ...values, status: 429, error: throttledMessage(ctx, 'Too many sign-ups from your address.', wait) });
     const password = field(form, 'password');
     if (password !== field(form, 'password2')) return signupForm(ctx, deps, { ...values, error: 'The two passwords differ.', status: 400 });
     try {
       const { user } = await createUser(deps.db, { username: values.username, password, timezone: values.timezone }, deps.secretKey);
       await startSession(ctx, deps, user.id);
+      rememberDevice(ctx, deps, user.username);
     } catch (error) {
       if (error instanceof HttpError && error.status === 400) return signupForm(ctx, deps, { ...values, error: error.detail, status: 400 });
       throw error;

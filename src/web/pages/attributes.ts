@@ -3,10 +3,12 @@
  * able to handle it, deactivate it, or mark it private (version 1 views of other people).
  */
 import type Router from '@koa/router';
+import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/attribute-settings';
 import { checked, field, readForm } from '../forms';
 import { html } from '../html';
+import { noticeAttribute, noticeCode } from '../notices';
 import { sendPage } from '../layout';
 import { assertCsrf, page, requireSession } from '../page';
 import { navFor } from '../session';
@@ -21,18 +23,26 @@ ${others.map((service) => html`<option value="${service.name}">Hand to ${service
 ${attribute.active ? html`<option value="${DEACTIVATE}">Deactivate (nobody owns it)</option>` : ''}`;
 }
 
+/** A fixed sentence, naming the attribute only when it is one of the person's own. */
+function savedNotice(query: Koa.Context['query'], attributes: AttributeSetting[]): string | undefined {
+  if (!noticeCode(query, ['saved'] as const)) return undefined;
+  const name = noticeAttribute(query);
+  const label = attributes.find((attribute) => attribute.name === name)?.label;
+  return label ? `Saved ${label}.` : 'Saved.';
+}
+
 export function attributePages(router: Router, deps: Deps): void {
   router.get('/settings/attributes', page(deps, async (ctx) => {
     const session = await requireSession(ctx, deps);
     if (!session) return;
     const attributes = await listAttributeSettings(deps.db, session.userId, deps.now());
     const nav = navFor(session, deps.now());
-    const saved = typeof ctx.query.saved === 'string' ? ctx.query.saved : undefined;
+    const saved = savedNotice(ctx.query, attributes);
     sendPage(ctx, {
       title: 'Attributes',
       nav,
       body: html`<h1>Attributes</h1>
-${saved ? html`<p class="notice" role="status">Saved ${saved}.</p>` : ''}
+${saved ? html`<p class="notice" role="status">${saved}</p>` : ''}
 <p class="muted">Exactly one service owns each attribute and writes its values. You can hand an attribute to another connected app that has handled it before, or deactivate it.</p>
 ${attributes.length === 0 ? html`<div class="card"><p class="muted">You have no attributes yet: they appear when an app starts tracking something for you.</p></div>` : ''}
 ${attributes.length > 0
@@ -66,6 +76,6 @@ ${attributes.length > 0
     else if (owner !== '') await changeAttributeOwner(deps.db, session.userId, name, owner, deps.now());
     await setAttributePrivate(deps.db, session.userId, name, checked(form, 'private'));
     ctx.status = 303;
-    ctx.redirect(`/settings/attributes?saved=${encodeURIComponent(name)}`);
+    ctx.redirect(`/settings/attributes?${new URLSearchParams({ notice: 'saved', attribute: name })}`);
   }));
 }

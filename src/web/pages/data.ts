@@ -19,6 +19,7 @@ import { findUserById, type User } from '../../domain/users';
 import { readVisibility } from '../../domain/visibility';
 import { HttpError, notFound } from '../../http/errors';
 import { field, readForm } from '../forms';
+import { noticeAttribute, noticeCode } from '../notices';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
 import { assertCsrf, page, requireSession } from '../page';
@@ -33,6 +34,20 @@ const EVERYTHING = readVisibility(READ_SCOPES);
 interface Notice {
   text: string;
   error: boolean;
+}
+
+/** The notices of /data, by code; the label is the person's own attribute's, when the address names one. */
+const DATA_NOTICES = {
+  saved: (label: string | undefined) => (label ? `Saved ${label}.` : 'Saved.'),
+  tracking: (label: string | undefined) => `You now track ${label ?? 'it'} by hand: enter its values below.`,
+};
+
+async function dataNotice(ctx: Koa.Context, deps: Deps, person: User): Promise<Notice | undefined> {
+  const code = noticeCode(ctx.query, ['saved', 'tracking'] as const);
+  if (!code) return undefined;
+  const name = noticeAttribute(ctx.query);
+  const row: { label: string } | undefined = name ? await deps.db('attributes').where({ user_id: person.id, name }).first('label') : undefined;
+  return { text: DATA_NOTICES[code](row?.label), error: false };
 }
 
 async function personOf(deps: Deps, session: Session): Promise<User> {
@@ -185,9 +200,7 @@ export function dataPages(router: Router, deps: Deps): void {
     if (!session) return;
     const person = await personOf(deps, session);
     const date = chosenDay(ctx, localDate(deps.now(), person.timezone));
-    const { saved, tracked } = ctx.query;
-    const notice = typeof saved === 'string' ? `Saved ${saved}.` : typeof tracked === 'string' ? `You now track ${tracked} by hand: enter its values below.` : undefined;
-    await dayPage(ctx, deps, session, person, date, notice ? { text: notice, error: false } : undefined);
+    await dayPage(ctx, deps, session, person, date, await dataNotice(ctx, deps, person));
   }));
 
   router.post('/data/values', page(deps, async (ctx) => {
@@ -204,7 +217,7 @@ export function dataPages(router: Router, deps: Deps): void {
     const result = 'problem' in parsed ? { ok: false as const, problem: parsed.problem } : (await setValuesByHand(deps.db, person, [{ name: field(form, 'name'), date, value: parsed.value }], deps.now()))[0];
     if (!result.ok) return dayPage(ctx, deps, session, person, date, { text: `${attribute.label} was not saved: ${result.problem}`, error: true }, 400);
     ctx.status = 303;
-    ctx.redirect(`/data?${new URLSearchParams({ date, saved: attribute.label })}`);
+    ctx.redirect(`/data?${new URLSearchParams({ date, notice: 'saved', attribute: field(form, 'name') })}`);
   }));
 
   router.get('/data/track', page(deps, async (ctx) => {
@@ -224,8 +237,7 @@ export function dataPages(router: Router, deps: Deps): void {
     if (typeof request === 'string') return trackPage(ctx, deps, session, { text: request, error: true }, 400, typed);
     const result = await trackByHand(deps.db, person, request, deps.now());
     if (!result.ok) return trackPage(ctx, deps, session, { text: result.problem, error: true }, 400, typed);
-    const label: string = (await deps.db('attributes').where({ user_id: person.id, name: result.name }).first('label')).label;
     ctx.status = 303;
-    ctx.redirect(`/data?${new URLSearchParams({ tracked: label })}#attribute-${encodeURIComponent(result.name)}`);
+    ctx.redirect(`/data?${new URLSearchParams({ notice: 'tracking', attribute: result.name })}#attribute-${encodeURIComponent(result.name)}`);
   }));
 }

@@ -11,6 +11,7 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { accountJson, deleteAccount, valuesCsv } from '../../domain/account';
 import { attemptSignIn } from '../../domain/login-throttle';
+import { clientAddress } from '../../http/client-address';
 import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/sessions';
 import { localDate } from '../../domain/time';
 import { field, readForm } from '../forms';
@@ -121,7 +122,14 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     if (field(form, 'confirm').trim() !== session.username) {
       return accountPage(ctx, deps, session, `Type your user name, ${session.username}, exactly, to confirm.`, 400);
     }
-    const result = await attemptSignIn(deps.db, { username: session.username, password: field(form, 'password'), address: ctx.ip });
+    // The session proves this browser signed in to the account: it is the trusted device here.
+    const result = await attemptSignIn(deps.db, {
+      username: session.username,
+      password: field(form, 'password'),
+      address: clientAddress(ctx),
+      trustedDevice: `session:${session.idHash}`,
+      now: deps.now(),
+    });
     if ('throttled' in result) {
       ctx.set('Retry-After', String(result.throttled));
       return accountPage(ctx, deps, session, `Too many wrong passwords. Try again in ${Math.ceil(result.throttled / 60)} minutes.`, 429);

@@ -78,25 +78,25 @@ describe.each(['/api/1/auth/simple-token/', '/api/2/auth/simple-token/'])('POST 
 });
 
 describe('sign-in throttling of the simple-token endpoint', () => {
-  test('the 6th failure in 15 minutes for one account is 429 with Retry-After, even with the correct password', async () => {
+  const attempt = (headers: Record<string, string>, username: string, password: string) => app.post('/api/1/auth/simple-token/', { headers, form: { username, password } });
+
+  test('the 6th failure in 15 minutes for one account from one address is 429 with Retry-After, even with the correct password', async () => {
     const { user, password } = await makeUser(app);
-    for (let i = 0; i < 5; i += 1) {
-      // from a different address each time: the account's own count is what trips
-      const res = await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password: 'wrong password' } });
-      expect(res.status).toBe(400);
-    }
-    const res = await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password } });
+    const address = freshAddress();
+    for (let i = 0; i < 5; i += 1) expect((await attempt(address, user.username, 'wrong password')).status).toBe(400);
+    const res = await attempt(address, user.username, password);
     expect(res.status).toBe(429);
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     expect(res.body.detail).toMatch(/Too many failed sign-in attempts/);
+    expect((await attempt(freshAddress(), user.username, password)).status).toBe(200);
   });
 
-  test('the 6th failure in 15 minutes from one address is 429, whichever accounts were tried', async () => {
+  test('the 21st failure in 15 minutes from one address is 429, whichever accounts were tried; other addresses are not held back', async () => {
     const address = freshAddress();
-    for (let i = 0; i < 5; i += 1) {
-      await app.post('/api/2/auth/simple-token/', { headers: address, form: { username: `nobody-${i}`, password: 'guess' } });
+    for (let i = 0; i < 20; i += 1) {
+      expect((await app.post('/api/2/auth/simple-token/', { headers: address, form: { username: `nobody-${i}`, password: 'guess' } })).status).toBe(400);
     }
     const { user, password } = await makeUser(app);
     expect((await app.post('/api/2/auth/simple-token/', { headers: address, form: { username: user.username, password } })).status).toBe(429);
@@ -105,18 +105,25 @@ describe('sign-in throttling of the simple-token endpoint', () => {
 
   test('failures at the login form and the simple-token endpoint count together', async () => {
     const { user, password } = await makeUser(app);
-    for (let i = 0; i < 3; i += 1) expect((await logIn(app, user.username, 'nope', freshAddress())).status).toBe(400);
-    for (let i = 0; i < 2; i += 1) {
-      expect((await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password: 'nope' } })).status).toBe(400);
-    }
-    expect((await logIn(app, user.username, password, freshAddress())).status).toBe(429);
+    const address = freshAddress();
+    for (let i = 0; i < 3; i += 1) expect((await logIn(app, user.username, 'nope', address)).status).toBe(400);
+    for (let i = 0; i < 2; i += 1) expect((await attempt(address, user.username, 'nope')).status).toBe(400);
+    expect((await logIn(app, user.username, password, address)).status).toBe(429);
   });
 
   test('five failures are still allowed: the 5th failure is 400 and a correct attempt after four failures succeeds', async () => {
     const { user, password } = await makeUser(app);
-    for (let i = 0; i < 4; i += 1) await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password: 'no' } });
-    expect((await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password } })).status).toBe(200);
-    expect((await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password: 'no' } })).status).toBe(400);
-    expect((await app.post('/api/1/auth/simple-token/', { headers: freshAddress(), form: { username: user.username, password } })).status).toBe(429);
+    const address = freshAddress();
+    for (let i = 0; i < 4; i += 1) await attempt(address, user.username, 'no');
+    expect((await attempt(address, user.username, password)).status).toBe(200);
+    expect((await attempt(address, user.username, 'no')).status).toBe(400);
+    expect((await attempt(address, user.username, password)).status).toBe(429);
+  });
+
+  test('the answer is never cached: Cache-Control no-store and Pragma no-cache', async () => {
+    const { user, password } = await makeUser(app);
+    const res = await attempt(freshAddress(), user.username, password);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('pragma')).toBe('no-cache');
   });
 });

@@ -5,8 +5,8 @@
  */
 import type { Knex } from 'knex';
 
-/** Counters that every request moves by design: the rate limit and sign-in throttle counts. */
-const SKIPPED_TABLES = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits']);
+/** Counters that every request moves by design: the rate limit counts, sign-in failures and sign-up attempts. */
+const SKIPPED_TABLES = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits', 'throttle_events']);
 /** Columns that record use, not data: a token's "last used" minute, a session's "last seen" minute. */
 const SKIPPED_COLUMNS = new Set(['tokens.last_used_at', 'sessions.last_seen_at']);
 /** The person-keyed tables compared row by row (`PersonState`) instead of in the digest. */

@@ -1,0 +1,53 @@
+/**
+ * A second line behind the anti-forgery tokens, as the big web frameworks draw it: a form post
+ * (any state-changing request outside the API) that the browser says comes from another site is
+ * refused before its token is even looked at. The browser's word is `Sec-Fetch-Site` (anything but
+ * `same-origin` or `none`, a person's own navigation, is refused: a sibling subdomain is another
+ * origin too) or, from browsers that do not send it, `Origin` (refused unless it is this service's
+ * own origin; `null`, sent from sandboxed frames and cross-site redirects, is refused). A client
+ * that sends neither (scripts, older browsers) goes on to the token check as before.
+ *
+ * The API is not covered: its writes need an OAuth2 token in a header, which no cross-site form
+ * can send. The token endpoint is for apps, and answers in its own form.
+ */
+import type Koa from 'koa';
+import type { Deps } from '../deps';
+import { publicBaseUrl } from '../http/urls';
+import { messagePage } from './page';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function isFormEndpoint(path: string): boolean {
+  return !path.startsWith('/api/') && path !== '/oauth2/access_token';
+}
+
+function originOf(value: string): string | undefined {
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the browser says this request was sent by a page of another origin. */
+export function sentFromAnotherSite(ctx: Koa.Context): boolean {
+  const fetchSite = ctx.get('Sec-Fetch-Site').trim().toLowerCase();
+  if (fetchSite !== '') return fetchSite !== 'same-origin' && fetchSite !== 'none';
+  const origin = ctx.get('Origin').trim();
+  if (origin === '') return false;
+  return originOf(origin) !== originOf(publicBaseUrl(ctx));
+}
+
+export function refuseCrossSiteForms(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (STATE_CHANGING.has(ctx.method) && isFormEndpoint(ctx.path) && sentFromAnotherSite(ctx)) {
+      return messagePage(ctx, deps, {
+        title: 'Form refused',
+        message: 'This form was sent from another site, so Daybook did not act on it. To make this change, open Daybook and use its own page.',
+        status: 403,
+        error: true,
+      });
+    }
+    await next();
+  };
+}
