@@ -18,10 +18,9 @@
  */
 import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../db/knex';
-import { storedValue } from '../values';
 import { type BatchResult, type Checked, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { foundAttribute, readAttributes, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
-import { dayKey, suitsVerifiedWrite, verifiedWrite } from './verified-write';
+import { dayKey, suitsVerifiedWrite, valueRowBindings, verifiedWrite } from './verified-write';
 import { checkDate, checkDelta, checkTotal, checkValue } from './value-rules';
 import { isTag, refreshCustomTexts } from './custom-tags';
 import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
@@ -130,8 +129,6 @@ function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, numbe
  * statement, rows in key order (values by attribute and date, changed days by date).
  */
 async function writeTotals(trx: Knex.Transaction, context: WriteContext, days: DayTotal[]): Promise<void> {
-  const sorted = [...days].sort((a, b) => a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.total));
   await trx
     .raw(
       `with written as (
@@ -146,16 +143,7 @@ async function writeTotals(trx: Knex.Transaction, context: WriteContext, days: D
        insert into value_changes (user_id, date, changed_at)
        select distinct ?::bigint, w.date, ?::timestamptz from written w order by 2
        on conflict (user_id, date) do update set changed_at = excluded.changed_at`,
-      [
-        context.userId,
-        context.now,
-        sqlArray(sorted.map((d) => d.attribute.id)),
-        sqlArray(sorted.map((d) => d.date)),
-        sqlArray(stored.map((s) => s.value_num)),
-        sqlArray(stored.map((s) => s.value_text)),
-        context.userId,
-        context.now,
-      ],
+      [context.userId, context.now, ...valueRowBindings(days.map((d) => ({ ...d, value: d.total }))), context.userId, context.now],
     )
     .options(PREPARED);
 }

@@ -54,6 +54,16 @@ const COMPARED_TYPES = ['text', 'text', 'text', 'smallint', 'integer', 'boolean'
 const SORT_DAYS = (a: { attribute: { id: number }; date: string }, b: { attribute: { id: number }; date: string }) =>
   a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
 
+/**
+ * The bindings `?::bigint[], ?::date[], ?::float8[], ?::text[]` of days' values to upsert, in key
+ * order (attribute, date), so that concurrent batches lock their rows in one order.
+ */
+export function valueRowBindings(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Knex.Value[] {
+  const sorted = [...days].sort(SORT_DAYS);
+  const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.value));
+  return [sqlArray(sorted.map((d) => d.attribute.id)), sqlArray(sorted.map((d) => d.date)), sqlArray(stored.map((s) => s.value_num)), sqlArray(stored.map((s) => s.value_text))];
+}
+
 const STATEMENT = `with ${DAY_LOCKS_CTE},
   locked as materialized (
     select a.id, ${COMPARED.map((c) => `a.${c}`).join(', ')}
@@ -104,9 +114,8 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
   const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
   const finals = new Map<string, DayOperation>();
   for (const operation of operations) finals.set(dayKey(operation.attribute.id, operation.date), operation);
-  const updates = [...finals.values()].filter((o) => o.kind === 'update').sort(SORT_DAYS);
+  const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
   const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
-  const stored = updates.map((o) => storedValue(o.attribute.value_type, o.amount));
   const ids = sqlArray(attributes.map((a) => a.id));
   const { rows } = await db
     .raw(STATEMENT, [
@@ -119,10 +128,7 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
       ...COMPARED.map((column) => sqlArray(attributes.map((a) => a[column]))),
       context.userId,
       context.now,
-      sqlArray(updates.map((o) => o.attribute.id)),
-      sqlArray(updates.map((o) => o.date)),
-      sqlArray(stored.map((s) => s.value_num)),
-      sqlArray(stored.map((s) => s.value_text)),
+      ...valueRowBindings(updates),
       context.userId,
       context.now,
       sqlArray(increments.map((o) => o.attribute.id)),
