@@ -27,6 +27,8 @@ export function daybookEnv(databaseUrl: string, poolMax: number, options: { metr
     // `--metrics`: the Prometheus middleware counts and times every request (nobody scrapes here).
     ...(options.metrics ? { METRICS_TOKEN: crypto.randomBytes(24).toString('base64url') } : {}),
     NODE_ENV: 'production',
+    // Production refuses to start without it; paging links are compared without their origin.
+    PUBLIC_URL: 'http://127.0.0.1',
     HOST: '127.0.0.1',
     PORT: '0',
     DATABASE_URL: databaseUrl,
