@@ -40,22 +40,54 @@ function formatFor(zone: string): Intl.DateTimeFormat {
   return format;
 }
 
-function parts(instant: Date, zone: string): Record<string, string> {
-  return Object.fromEntries(formatFor(zone).formatToParts(instant).map((part) => [part.type, part.value]));
+/** The zone's UTC offset at `instant`, in seconds east of UTC, from Intl (the authority on zones). */
+function offsetFromIntl(instant: Date, zone: string): number {
+  // timeZoneName 'longOffset' is "GMT+13:00", "GMT-03:30", "GMT+00:19:32" (old local mean times), or plain "GMT".
+  const name = formatFor(zone).formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  const match = /^GMT([+-])(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(name);
+  if (!match) return 0;
+  return (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0));
 }
+
+/**
+ * Offsets are asked of Intl once per zone and quarter of an hour: formatting a date with Intl was
+ * the largest item of a cheap request's own CPU (the profile's local time, every "today"). Every
+ * zone changes its offset on a quarter-hour boundary (in practice on the hour or half-hour), so
+ * the offset found for any instant of a quarter holds for all of it.
+ */
+const QUARTER_HOUR_MS = 15 * 60_000;
+const OFFSETS = new Map<string, { quarter: number; seconds: number }>();
+
+function offsetSeconds(instant: Date, zone: string): number {
+  const quarter = Math.floor(instant.getTime() / QUARTER_HOUR_MS);
+  const known = OFFSETS.get(zone);
+  if (known?.quarter === quarter) return known.seconds;
+  const seconds = offsetFromIntl(instant, zone);
+  if (OFFSETS.size >= MAX_CACHED_ZONES) OFFSETS.clear();
+  OFFSETS.set(zone, { quarter, seconds });
+  return seconds;
+}
+
+/** The local wall clock in `zone` at `instant`, as the UTC fields of a shifted Date. */
+function wallClock(instant: Date, zone: string): { wall: Date; seconds: number } {
+  const seconds = offsetSeconds(instant, zone);
+  return { wall: new Date(instant.getTime() + seconds * 1000), seconds };
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
 /** The local date `YYYY-mm-dd` in `zone` at `instant`. */
 export function localDate(instant: Date, zone: string): string {
-  const p = parts(instant, zone);
-  return `${p.year}-${p.month}-${p.day}`;
+  return formatDate(wallClock(instant, zone).wall);
 }
 
 /** ISO 8601 local date-time with its UTC offset, e.g. `2026-11-22T16:03:11+13:00`. */
 export function localDateTime(instant: Date, zone: string): string {
-  const p = parts(instant, zone);
-  // timeZoneName 'longOffset' is "GMT+13:00", or plain "GMT" for UTC itself.
-  const offset = p.timeZoneName === 'GMT' ? '+00:00' : p.timeZoneName.replace('GMT', '');
-  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${offset}`;
+  const { wall, seconds } = wallClock(instant, zone);
+  // ISO 8601 offsets are whole minutes; an old local mean time's seconds are dropped from the label only.
+  const minutes = Math.trunc(Math.abs(seconds) / 60);
+  const offset = `${seconds < 0 ? '-' : '+'}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
+  return `${formatDate(wall)}T${pad(wall.getUTCHours())}:${pad(wall.getUTCMinutes())}:${pad(wall.getUTCSeconds())}${offset}`;
 }
 
 /** The earliest and latest dates the API accepts: Postgres has no year 0, and dates are written with four digits. */
