@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { PREPARED } from '../db/knex';
+import { hotQuery } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
@@ -68,6 +68,40 @@ export interface QuotaWindow {
 const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
        u.username, u.timezone, c.id as client_pk, c.client_id`;
 
+const TOKEN_SQL = `select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ? limit 1`;
+
+/** The token, and the count of its person's connection with its app (quota.ts) when the token is live. */
+const TOKEN_AND_COUNT_SQL = `with t as (
+    select ${TOKEN_COLUMNS}
+      from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk
+     where t.access_hash = ? limit 1
+  ), counted as (
+    insert into rate_limits (key, points, expire)
+    select ${quotaKeySql('t.user_id', 't.client_pk')}, 1, ?::bigint from t
+     where t.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?
+    on conflict (key) do update set
+      points = case when rate_limits.expire <= ? then 1 else rate_limits.points + 1 end,
+      expire = case when rate_limits.expire <= ? then excluded.expire else rate_limits.expire end
+    returning points, expire
+  )
+  select t.*, counted.points as quota_points, counted.expire as quota_expire from t left join counted on true`;
+
+interface TokenRow {
+  id: number;
+  user_id: number;
+  scopes: string[];
+  access_expires_at: Date;
+  revoked_at: Date | null;
+  replaced_at: Date | null;
+  last_used_at: Date | null;
+  username: string;
+  timezone: string;
+  client_pk: number;
+  client_id: string;
+  quota_points?: number | null;
+  quota_expire?: number | null;
+}
+
 /**
  * The token lookup and, when `quota` is given and the token is live, the rate-limit count of the
  * person's connection with its app, in ONE statement (one round trip before the request's data).
@@ -76,29 +110,9 @@ const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked
  */
 export async function authenticateAccessTokenAndCount(db: Knex, token: string, now: Date, quota?: QuotaWindow): Promise<{ check: TokenCheck; count?: QuotaCount }> {
   const hash = hashCredential(token);
-  const { rows } = quota
-    ? await db
-        .raw(
-          `with t as (
-             select ${TOKEN_COLUMNS}
-               from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk
-              where t.access_hash = ? limit 1
-           ), counted as (
-             insert into rate_limits (key, points, expire)
-             select ${quotaKeySql('t.user_id', 't.client_pk')}, 1, ?::bigint from t
-              where t.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?
-             on conflict (key) do update set
-               points = case when rate_limits.expire <= ? then 1 else rate_limits.points + 1 end,
-               expire = case when rate_limits.expire <= ? then excluded.expire else rate_limits.expire end
-             returning points, expire
-           )
-           select t.*, counted.points as quota_points, counted.expire as quota_expire from t left join counted on true`,
-          [hash, quota.nowMs + quota.windowMs, now, quota.nowMs, quota.nowMs],
-        )
-        .options(PREPARED)
-    : await db
-        .raw(`select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ? limit 1`, [hash])
-        .options(PREPARED);
+  const rows = quota
+    ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, quota.nowMs + quota.windowMs, now, quota.nowMs, quota.nowMs])
+    : await hotQuery<TokenRow>(db, TOKEN_SQL, [hash]);
   const row = rows[0];
   if (!row) return { check: { problem: 'unknown' } };
   if (row.revoked_at || row.replaced_at) return { check: { problem: 'revoked' } };

@@ -4,7 +4,7 @@
  * or manual attributes with `manual_write`. Checks use the attribute's current group.
  */
 import type { Knex } from 'knex';
-import { PREPARED, sqlArray } from '../../db/knex';
+import { hotQuery, PREPARED, sqlArray } from '../../db/knex';
 import type { Access } from '../scopes';
 import { ItemError } from './batch';
 
@@ -57,7 +57,9 @@ export type AttributeLock = 'share' | 'update';
 
 /** The person's attributes among `names`, by name, read without locks (the one-statement path checks them again). */
 export async function readAttributes(db: Knex, userId: number, names: Iterable<string>): Promise<Map<string, WritableAttribute>> {
-  return attributesNamed(db, userId, names);
+  const wanted = [...new Set(names)];
+  if (wanted.length === 0) return new Map();
+  return byName(await hotQuery<WritableAttribute>(db, attributesSql(''), [userId, sqlArray(wanted)]));
 }
 
 /**
@@ -66,18 +68,16 @@ export async function readAttributes(db: Knex, userId: number, names: Iterable<s
  * in a cycle. Names the person lacks are simply absent from the map.
  */
 export async function lockAttributes(trx: Knex.Transaction, userId: number, names: Iterable<string>, mode: AttributeLock): Promise<Map<string, WritableAttribute>> {
-  return attributesNamed(trx, userId, names, mode);
-}
-
-async function attributesNamed(db: Knex, userId: number, names: Iterable<string>, mode?: AttributeLock): Promise<Map<string, WritableAttribute>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
-  const lock = mode === 'share' ? ' for share' : mode === 'update' ? ' for update' : '';
-  const { rows } = await db
-    .raw(`select ${WRITABLE_COLUMNS.join(', ')} from attributes where user_id = ? and name = any(?::text[]) order by id${lock}`, [userId, sqlArray(wanted)])
-    .options(PREPARED);
-  return new Map((rows as WritableAttribute[]).map((row) => [row.name, row]));
+  const { rows } = await trx.raw(attributesSql(mode === 'share' ? ' for share' : ' for update'), [userId, sqlArray(wanted)]).options(PREPARED);
+  return byName(rows as WritableAttribute[]);
 }
+
+/** The person's attributes among `?::text[]` in id order, then `lock`. */
+const attributesSql = (lock: string) => `select ${WRITABLE_COLUMNS.join(', ')} from attributes where user_id = ? and name = any(?::text[]) order by id${lock}`;
+
+const byName = (rows: WritableAttribute[]) => new Map(rows.map((row) => [row.name, row]));
 
 /** The named attribute from a batch's locked rows, or `not_found`. */
 export function foundAttribute(attributes: ReadonlyMap<string, WritableAttribute>, name: string): WritableAttribute {

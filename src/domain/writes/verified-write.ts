@@ -9,7 +9,7 @@
  * nothing and says so, and the batch runs again on the locked path.
  */
 import type { Knex } from 'knex';
-import { PREPARED, sqlArray } from '../../db/knex';
+import { hotQuery, sqlArray } from '../../db/knex';
 import { storedValue } from '../values';
 import type { WritableAttribute, WriteContext } from './context';
 import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
@@ -117,8 +117,7 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
   const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
   const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
   const ids = sqlArray(attributes.map((a) => a.id));
-  const { rows } = await db
-    .raw(STATEMENT, [
+  const rows = await hotQuery<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null }>(db, STATEMENT, [
       DAY_LOCK_NAMESPACE,
       sqlArray(dayLockKeys(context.userId, operations.map((o) => o.date))),
       context.userId,
@@ -136,9 +135,8 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
       sqlArray(increments.map((o) => o.amount as number)),
       context.userId,
       context.now,
-    ])
-    .options(PREPARED);
-  const answer = rows as Array<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null }>;
+  ]);
+  const answer = rows;
   if (!answer[0]?.ok) return undefined;
   return new Map(answer.filter((row) => row.attribute_id !== null).map((row) => [dayKey(row.attribute_id!, row.date!), row.value_num!]));
 }
