@@ -75,6 +75,16 @@ function checkAttribute(target: Target, attributes: ReadonlyMap<string, Writable
 }
 
 
+/** The items that pass their attribute's rules, in order; the others fail on `outcomes`. */
+function operationsOf(targets: Target[], attributes: ReadonlyMap<string, WritableAttribute>, context: WriteContext, outcomes: Outcomes<Item>): Operation[] {
+  const operations: Operation[] = [];
+  for (const target of targets) {
+    const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
+    if (operation) operations.push(operation);
+  }
+  return operations;
+}
+
 /** The stored totals of the days that increments start from (absent: no value yet). */
 async function startingTotals(trx: Knex.Transaction, userId: number, operations: Operation[]): Promise<Map<string, number>> {
   const firstOfDay = new Map<string, Operation>();
@@ -156,27 +166,24 @@ async function writeTotals(trx: Knex.Transaction, context: WriteContext, days: D
  */
 async function lockDaysAndAttributes(trx: Knex.Transaction, userId: number, targets: Target[]): Promise<Map<string, WritableAttribute>> {
   const { rows } = await trx
-    .raw(
-      `with ${DAY_LOCKS_CTE}
-       select ${WRITABLE_COLUMNS.map((c) => `a.${c}`).join(', ')}
-         from day_locks, attributes a
-        where a.user_id = ? and a.name = any(?::text[])
-        order by a.id
-          for share of a`,
-      [DAY_LOCK_NAMESPACE, sqlArray(dayLockKeys(userId, targets.map((t) => t.date))), userId, sqlArray([...new Set(targets.map((t) => t.name))])],
-    )
+    .raw(LOCK_DAYS_AND_ATTRIBUTES_SQL, [
+      DAY_LOCK_NAMESPACE, sqlArray(dayLockKeys(userId, targets.map((t) => t.date))), userId, sqlArray([...new Set(targets.map((t) => t.name))]),
+    ])
     .options(PREPARED);
   return new Map((rows as WritableAttribute[]).map((row) => [row.name, row]));
 }
 
+const LOCK_DAYS_AND_ATTRIBUTES_SQL = `with ${DAY_LOCKS_CTE}
+  select ${WRITABLE_COLUMNS.map((c) => `a.${c}`).join(', ')}
+    from day_locks, attributes a
+   where a.user_id = ? and a.name = any(?::text[])
+   order by a.id
+     for share of a`;
+
 /** The database part of a batch: everything after the checks that need none. */
 async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<Item>, targets: Target[]): Promise<void> {
   const attributes = await lockDaysAndAttributes(trx, context.userId, targets);
-  const operations: Operation[] = [];
-  for (const target of targets) {
-    const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
-    if (operation) operations.push(operation);
-  }
+  const operations = operationsOf(targets, attributes, context, outcomes);
   if (operations.length === 0) return;
   const days = [...applyInOrder(operations, await startingTotals(trx, context.userId, operations), outcomes).values()];
   if (days.length === 0) return;
@@ -194,11 +201,7 @@ async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcome
 async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[], checked: Checked<Target>, targets: Target[]): Promise<BatchResult<Item> | undefined> {
   const attributes = await readAttributes(db, context.userId, targets.map((t) => t.name));
   const outcomes = outcomesAfter<Item>(items, checked);
-  const operations: Operation[] = [];
-  for (const target of targets) {
-    const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
-    if (operation) operations.push(operation);
-  }
+  const operations = operationsOf(targets, attributes, context, outcomes);
   // Every item failed a rule: the batch changes nothing, as of the attributes just read.
   if (operations.length === 0) return outcomes.result();
   if (!suitsVerifiedWrite(operations)) return undefined;
