@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../db/knex';
 import { type BatchResult, type Checked, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { foundAttribute, readAttributes, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
-import { dayKey, suitsVerifiedWrite, valueRowBindings, verifiedWrite } from './verified-write';
+import { dayKey, forgetAttributes, rememberAttributes, rememberedAttributes, suitsVerifiedWrite, valueRowBindings, verifiedWrite } from './verified-write';
 import { checkDate, checkDelta, checkTotal, checkValue } from './value-rules';
 import { isTag, refreshCustomTexts } from './custom-tags';
 import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
@@ -193,18 +193,37 @@ async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcome
 }
 
 /**
- * The one-statement path (verified-write.ts): the attributes read without locks, the rules in
- * memory, one statement that writes if they are unchanged. Undefined when the batch needs the
- * locked path: tags, several increments of a day, a bounded total, a changed attribute, a total
- * that overflows.
+ * The one-statement path (verified-write.ts): the attributes as remembered from the person's last
+ * batch, or read without locks, the rules in memory, one statement that writes if they are
+ * unchanged. Undefined when the batch needs the locked path: tags, several increments of a day, a
+ * bounded total, a changed attribute, a total that overflows.
  */
 async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[], checked: Checked<Target>, targets: Target[]): Promise<BatchResult<Item> | undefined> {
-  const attributes = await readAttributes(db, context.userId, targets.map((t) => t.name));
+  const names = targets.map((t) => t.name);
+  const remembered = rememberedAttributes(context.userId, names);
+  if (remembered) {
+    // Only a batch every item of which passes on what is remembered is written from it: a failure
+    // might come from a stale memory, so it is decided on a fresh read.
+    const outcomes = outcomesAfter<Item>(items, checked);
+    const operations = operationsOf(targets, remembered, context, outcomes);
+    if (operations.length === targets.length && suitsVerifiedWrite(operations)) {
+      const written = await writeVerified(db, context, items, outcomes, operations);
+      if (written) return written;
+    }
+    forgetAttributes(context.userId);
+  }
+  const attributes = await readAttributes(db, context.userId, names);
+  rememberAttributes(context.userId, attributes.values());
   const outcomes = outcomesAfter<Item>(items, checked);
   const operations = operationsOf(targets, attributes, context, outcomes);
   // Every item failed a rule: the batch changes nothing, as of the attributes just read.
   if (operations.length === 0) return outcomes.result();
   if (!suitsVerifiedWrite(operations)) return undefined;
+  return writeVerified(db, context, items, outcomes, operations);
+}
+
+/** The one statement, and the successes' answers; undefined when it wrote nothing (something changed, or a total overflowed). */
+async function writeVerified(db: Knex, context: WriteContext, items: Item[], outcomes: Outcomes<Item>, operations: Operation[]): Promise<BatchResult<Item> | undefined> {
   let totals: Map<string, number> | undefined;
   try {
     totals = await verifiedWrite(db, context, operations);

@@ -47,6 +47,43 @@ export function suitsVerifiedWrite(operations: DayOperation[]): boolean {
   return [...kinds.values()].every((seen) => seen.increments === 0 || (seen.increments === 1 && seen.updates === 0));
 }
 
+/**
+ * The attributes each person's plain batches named, as last read, so that a service's next batch
+ * of the same attributes needs no read before its statement (docs/batch-writes.md, "Remembered
+ * attributes"). Never trusted: the statement compares every attribute with the database, and a
+ * batch that would fail an item on what is remembered reads afresh instead. Bounded; the oldest
+ * person is dropped first.
+ */
+const remembered = new Map<number, Map<string, WritableAttribute>>();
+const MAX_REMEMBERED_PEOPLE = 2000;
+
+/** The person's attributes `names`, as last read, if every one of them is remembered. */
+export function rememberedAttributes(userId: number, names: Iterable<string>): Map<string, WritableAttribute> | undefined {
+  const known = remembered.get(userId);
+  if (!known) return undefined;
+  const found = new Map<string, WritableAttribute>();
+  for (const name of names) {
+    const attribute = known.get(name);
+    if (!attribute) return undefined;
+    found.set(name, attribute);
+  }
+  return found;
+}
+
+/** Remembers attributes just read (a fresh read replaces what was remembered of them). */
+export function rememberAttributes(userId: number, attributes: Iterable<WritableAttribute>): void {
+  const known = remembered.get(userId) ?? new Map<string, WritableAttribute>();
+  remembered.delete(userId); // re-inserted last: the most recently used person
+  for (const attribute of attributes) known.set(attribute.name, attribute);
+  remembered.set(userId, known);
+  if (remembered.size > MAX_REMEMBERED_PEOPLE) remembered.delete(remembered.keys().next().value!);
+}
+
+/** Forgets what was remembered of the person (it turned out stale). */
+export function forgetAttributes(userId: number): void {
+  remembered.delete(userId);
+}
+
 /** The attributes' columns the rules read, in the order the statement compares them. */
 const COMPARED = ['name', 'template_name', 'group_name', 'value_type', 'priority', 'manual', 'owner_client_pk'] as const;
 const COMPARED_TYPES = ['text', 'text', 'text', 'smallint', 'integer', 'boolean', 'bigint'];
