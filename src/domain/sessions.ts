@@ -5,7 +5,9 @@
  * person can list their sessions and end the ones they do not recognise.
  */
 import type { Knex } from 'knex';
+import { hotQuery } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
+import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
 
 export const SESSION_COOKIE = 'daybook_session';
 export const SESSION_LIFETIME_MS = 14 * 24 * 60 * 60 * 1000;
@@ -30,6 +32,24 @@ export async function createSession(db: Knex, userId: number, now: Date, userAge
 }
 
 /** The user of a live session, or undefined. */
+const SESSION_AND_COUNT_SQL = `with s as (
+    select u.id, u.username from sessions s join users u on u.id = s.user_id where s.id_hash = ? and s.expires_at > ? limit 1
+  ), ${countedCte('s', quotaKeySql('s.id'), 'true')}
+  select s.*, counted.points as quota_points, counted.expire as quota_expire from s left join counted on true`;
+
+/**
+ * The person of a live session and, in the same statement, the request counted against the
+ * person's rate limit (quota.ts): one round trip before the request's data.
+ */
+export async function findSessionUserAndCount(db: Knex, id: string, now: Date, quota: QuotaWindow): Promise<{ session?: { userId: number; username: string }; count?: QuotaCount }> {
+  const [row] = await hotQuery<{ id: number; username: string; quota_points: number | null; quota_expire: number | null }>(db, SESSION_AND_COUNT_SQL, [
+    hashCredential(id),
+    now,
+    ...countedBindings(quota),
+  ]);
+  return row ? { session: { userId: row.id, username: row.username }, count: countOf(row) } : {};
+}
+
 export async function findSessionUser(db: Knex, id: string, now: Date): Promise<{ userId: number; username: string } | undefined> {
   const row = await db('sessions as s')
     .join('users as u', 'u.id', 's.user_id')

@@ -9,7 +9,7 @@ import { hotQuery } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
-import { quotaKey, quotaKeySql, type QuotaCount } from './quota';
+import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
 
 /** Access and refresh tokens last a year (the spec: "about one year"). */
 export const TOKEN_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
@@ -57,14 +57,6 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
   return (await authenticateAccessTokenAndCount(db, token, now)).check;
 }
 
-/** A request's place in its rate-limit window (quota.ts). */
-export interface QuotaWindow {
-  /** Length of the window. */
-  windowMs: number;
-  /** The clock of the window (epoch ms; the rate limit runs on the wall clock). */
-  nowMs: number;
-}
-
 const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
        u.username, u.timezone, c.id as client_pk, c.client_id`;
 
@@ -75,15 +67,7 @@ const TOKEN_AND_COUNT_SQL = `with t as (
     select ${TOKEN_COLUMNS}
       from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk
      where t.access_hash = ? limit 1
-  ), counted as (
-    insert into rate_limits (key, points, expire)
-    select ${quotaKeySql('t.user_id', 't.client_pk')}, 1, ?::bigint from t
-     where t.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?
-    on conflict (key) do update set
-      points = case when rate_limits.expire <= ? then 1 else rate_limits.points + 1 end,
-      expire = case when rate_limits.expire <= ? then excluded.expire else rate_limits.expire end
-    returning points, expire
-  )
+  ), ${countedCte('t', quotaKeySql('t.user_id', 't.client_pk'), 't.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?')}
   select t.*, counted.points as quota_points, counted.expire as quota_expire from t left join counted on true`;
 
 interface TokenRow {
@@ -111,7 +95,7 @@ interface TokenRow {
 export async function authenticateAccessTokenAndCount(db: Knex, token: string, now: Date, quota?: QuotaWindow): Promise<{ check: TokenCheck; count?: QuotaCount }> {
   const hash = hashCredential(token);
   const rows = quota
-    ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, quota.nowMs + quota.windowMs, now, quota.nowMs, quota.nowMs])
+    ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota, [now])])
     : await hotQuery<TokenRow>(db, TOKEN_SQL, [hash]);
   const row = rows[0];
   if (!row) return { check: { problem: 'unknown' } };
@@ -130,8 +114,7 @@ export async function authenticateAccessTokenAndCount(db: Knex, token: string, n
     rateLimitKey: quotaKey(row.user_id, row.client_pk),
     timezone: row.timezone,
   };
-  const count = row.quota_points === null || row.quota_points === undefined ? undefined : { points: Number(row.quota_points), expire: Number(row.quota_expire) };
-  return { check: { principal }, count };
+  return { check: { principal }, count: countOf(row) };
 }
 
 /** "Last used" is kept to the minute: at most one write per token per minute, however busy it is. */

@@ -1,6 +1,7 @@
 /** People: accounts, their profile fields and their simple token. */
 import type { Knex } from 'knex';
-import { PREPARED } from '../db/knex';
+import { hotQuery, PREPARED } from '../db/knex';
+import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
 import { HttpError } from '../http/errors';
 import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
 import { isValidTimeZone } from './time';
@@ -98,6 +99,25 @@ export async function findUserByUsername(db: Knex, username: string): Promise<(U
 
 export async function findUserBySimpleToken(db: Knex, token: string): Promise<User | undefined> {
   return db('users').select(USER_COLUMNS).where({ simple_token_hash: hashCredential(token) }).first();
+}
+
+const SIMPLE_TOKEN_AND_COUNT_SQL = `with u as (
+    select ${USER_COLUMNS.join(', ')} from users where simple_token_hash = ? limit 1
+  ), ${countedCte('u', quotaKeySql('u.id'), 'true')}
+  select u.*, counted.points as quota_points, counted.expire as quota_expire from u left join counted on true`;
+
+/**
+ * The account of a simple token and, in the same statement, the request counted against the
+ * person's rate limit (quota.ts): one round trip before the request's data.
+ */
+export async function findUserBySimpleTokenAndCount(db: Knex, token: string, quota: QuotaWindow): Promise<{ user?: User; count?: QuotaCount }> {
+  const [row] = await hotQuery<User & { quota_points: number | null; quota_expire: number | null }>(db, SIMPLE_TOKEN_AND_COUNT_SQL, [
+    hashCredential(token),
+    ...countedBindings(quota),
+  ]);
+  if (!row) return {};
+  const { quota_points: _points, quota_expire: _expire, ...user } = row;
+  return { user, count: countOf(row) };
 }
 
 /**

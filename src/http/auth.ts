@@ -8,10 +8,10 @@ import type Koa from 'koa';
 import type { Knex } from 'knex';
 import { unauthorized, type HttpError } from './errors';
 import type { Principal } from '../domain/principal';
-import { authenticateAccessTokenAndCount, type QuotaWindow } from '../domain/tokens';
-import { quotaKey, type QuotaCount } from '../domain/quota';
-import { findUserBySimpleToken } from '../domain/users';
-import { findSessionUser, SESSION_COOKIE } from '../domain/sessions';
+import { authenticateAccessTokenAndCount } from '../domain/tokens';
+import { quotaKey, type QuotaCount, type QuotaWindow } from '../domain/quota';
+import { findUserBySimpleToken, findUserBySimpleTokenAndCount } from '../domain/users';
+import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/sessions';
 import { READ_SCOPES } from '../domain/scopes';
 import { hashCredential } from '../domain/credentials';
 
@@ -62,9 +62,14 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
       return { problem: invalidBearer(BEARER_PROBLEMS[check.problem]) };
     }
     if (scheme === 'token') {
-      const user = TOKEN68.test(credential) ? await findUserBySimpleToken(db, credential) : undefined;
+      const { user, count } = !TOKEN68.test(credential)
+        ? {}
+        : quota
+          ? await findUserBySimpleTokenAndCount(db, credential, quota)
+          : { user: await findUserBySimpleToken(db, credential) };
       if (user) {
         return {
+          count,
           principal: {
             kind: 'simple',
             userId: user.id,
@@ -84,9 +89,10 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
   }
   const sessionId = ctx.cookies.get(SESSION_COOKIE);
   if (sessionId) {
-    const session = await findSessionUser(db, sessionId, now);
+    const { session, count } = quota ? await findSessionUserAndCount(db, sessionId, now, quota) : { session: await findSessionUser(db, sessionId, now) };
     if (session) {
       return {
+        count,
         principal: {
           kind: 'session',
           userId: session.userId,

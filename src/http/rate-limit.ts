@@ -1,8 +1,8 @@
 /**
  * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per person's
  * connection (domain/quota.ts: person and app for OAuth tokens, person for a simple token or a
- * session), counted atomically in Postgres so every instance shares one count. An OAuth token's
- * request was already counted by the statement that looked the token up (http/auth.ts); the others
+ * session), counted atomically in Postgres so every instance shares one count. A request with
+ * credentials was already counted by the statement that looked them up (http/auth.ts); the others
  * are counted here (rate-limiter-flexible, on the same table). Requests without a principal count
  * against the client's address. Every answer carries the X-RateLimit-* headers and the IETF
  * RateLimit / RateLimit-Policy fields; past the limit, 429.
