@@ -12,11 +12,32 @@ import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { ensureDemoAccount } from './domain/demo-account';
 import { startJobs, type Jobs } from './analytics/jobs';
+import { StartRefused } from './db/folder-lock';
+import net from 'node:net';
+
+/** The one line an operator reads when the port is taken (instead of an EADDRINUSE stack). */
+function portInUse(host: string, port: number): StartRefused {
+  return new StartRefused(`port ${port} on ${host} is already in use (another Daybook or another program); set PORT to a free port.`);
+}
+
+/**
+ * Fails at once when the port is taken, before the embedded PostgreSQL is started (or even
+ * initialised) for nothing. Listening itself checks again: the port may be taken in between.
+ */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? portInUse(host, port) : error));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
   assertServable(config);
   const logger = createLogger(config.logLevel);
+  await checkPortFree(config.host, config.port);
   const database = await openDatabase(config);
   const secretKey = resolveSecretKey(config, logger);
   const now = () => new Date();
@@ -49,10 +70,17 @@ async function main(): Promise<void> {
   }
 
   const server = createHttpServer(app.callback(), config);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+  } catch (error) {
+    // Nothing may outlive a failed start: the job workers and the embedded PostgreSQL stop first.
+    await jobs?.stop(config.shutdownTimeoutMs).catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portInUse(config.host, config.port) : error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, database: database.description }, `Daybook listening on http://${config.host}:${port} using ${database.description}`);
@@ -82,7 +110,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof StartRefused) {
     process.stderr.write(`Daybook cannot start: ${error.message}\n`);
   } else {
     process.stderr.write(`Daybook failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -23,6 +23,7 @@ import { localDate } from '../domain/time';
 import { loadDemoData } from '../db/demo-data';
 import { HttpError } from '../http/errors';
 import { sweepExpired } from '../domain/housekeeping';
+import { StartRefused } from '../db/folder-lock';
 
 class UsageError extends Error {}
 
@@ -158,7 +159,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`admin failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const detail = error instanceof StartRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`admin failed: ${detail}\n`);
     process.exit(1);
   },
 );
