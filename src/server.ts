@@ -10,7 +10,7 @@ import { openDatabase } from './database';
 import { resolveSecretKey } from './secret-key';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
-import { ensureDemoAccount } from './domain/demo-account';
+import { ensureDemoAccount, type DemoAccount } from './domain/demo-account';
 import { startJobs, type Jobs } from './analytics/jobs';
 import { StartRefused } from './db/folder-lock';
 import net from 'node:net';
@@ -33,6 +33,27 @@ async function checkPortFree(host: string, port: number): Promise<void> {
   });
 }
 
+/** The address a person can click: `localhost` for a wildcard or loopback bind, else the bound host. */
+export function browsableUrl(host: string, port: number): string {
+  const local = ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', ''].includes(host);
+  const name = local ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/`;
+}
+
+/** The short plain block for the terminal: where to go and, on the first start, the demo account. */
+function welcome(url: string, demo: DemoAccount | undefined): string {
+  const lines = [`Daybook is running at ${url}`];
+  if (demo) {
+    lines.push(
+      'Demo account (shown once; DEMO=0 turns it off):',
+      `  username      ${demo.username}`,
+      `  password      ${demo.password}`,
+      `  simple token  ${demo.simpleToken}`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   assertServable(config);
@@ -42,14 +63,11 @@ async function main(): Promise<void> {
   const secretKey = resolveSecretKey(config, logger);
   const now = () => new Date();
 
+  let demo: DemoAccount | undefined;
   if (database.embedded && config.demo) {
-    const demo = await ensureDemoAccount(database.db, secretKey, now());
-    if (demo) {
-      logger.info(
-        { username: demo.username, values: demo.values },
-        `Demo account created: username "${demo.username}", password "${demo.password}", simple token "${demo.simpleToken}" (shown once; DEMO=0 turns this off).`,
-      );
-    }
+    demo = await ensureDemoAccount(database.db, secretKey, now());
+    // The credentials go to the person at the terminal (printed once, after listening), never into the log.
+    if (demo) logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
   }
 
   // Derived-data workers and schedules run here unless WORKERS=0 (then `npm run worker` runs them).
@@ -83,7 +101,9 @@ async function main(): Promise<void> {
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port, database: database.description }, `Daybook listening on http://${config.host}:${port} using ${database.description}`);
+  const url = browsableUrl(config.host, port);
+  logger.info({ port, host: config.host, url, database: database.description }, `Daybook listening on ${url} using ${database.description}`);
+  process.stderr.write(welcome(url, demo));
 
   let stopping = false;
   const stop = async (signal: string) => {

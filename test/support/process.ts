@@ -14,6 +14,8 @@ export interface RunningService {
   logs: Array<Record<string, unknown>>;
   /** Resolves with the exit code (or the signal name) when the process ends. */
   exited: Promise<number | string>;
+  /** What the process wrote on stderr so far (the plain lines for a person at the terminal). */
+  stderr(): string;
 }
 
 /**
@@ -62,7 +64,7 @@ export async function startService(
       reject(new Error(`the service exited (${code}) before listening: ${stderr}`));
     });
   });
-  return { child, port, logs, exited };
+  return { child, port, logs, exited, stderr: () => stderr };
 }
 
 /** Pids of every live process below `pid` (children, grandchildren…), read from /proc. */
