@@ -6,7 +6,7 @@
  * With `--docs` it then builds the Redoc pages that are missing or older than their bundle.
  *
  * "Newer" is by modification time: editing a file, `git pull` and `git checkout` all give the files
- * they touch the current time. A build that failed leaves the stamp old, so the next run compiles again.
+ * they touch the current time. A build that failed ages the stamp, so the next run compiles again.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
@@ -34,9 +34,19 @@ function stale() {
   return inputs.some((input) => newest(join(root, input)) > built);
 }
 
+/** tsc emits even with type errors and records them in the stamp: age it so the next run compiles (and fails) again. */
+function forgetBuild() {
+  if (existsSync(stamp)) utimesSync(stamp, new Date(0), new Date(0));
+}
+
 try {
   if (stale()) {
-    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+    try {
+      execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
+    } catch (error) {
+      forgetBuild();
+      throw error;
+    }
     // tsc leaves the stamp alone when nothing needed emitting (a file touched, not changed): mark it built now.
     const now = new Date();
     utimesSync(stamp, now, now);
