@@ -4,6 +4,7 @@
  * default), then listen. SIGTERM/SIGINT stop accepting connections, let requests in flight and
  * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
  */
+import net from 'node:net';
 import { assertServable, ConfigError, loadConfig } from './config';
 import { createLogger } from './logger';
 import { openDatabase } from './database';
@@ -13,7 +14,6 @@ import { createHttpServer } from './http/server';
 import { ensureDemoAccount, type DemoAccount } from './domain/demo-account';
 import { startJobs, type Jobs } from './analytics/jobs';
 import { StartRefused } from './db/folder-lock';
-import net from 'node:net';
 
 /** The one line an operator reads when the port is taken (instead of an EADDRINUSE stack). */
 function portInUse(host: string, port: number): StartRefused {
@@ -34,7 +34,7 @@ async function checkPortFree(host: string, port: number): Promise<void> {
 }
 
 /** The address a person can click: `localhost` for a wildcard or loopback bind, else the bound host. */
-export function browsableUrl(host: string, port: number): string {
+function browsableUrl(host: string, port: number): string {
   const local = ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', ''].includes(host);
   const name = local ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   return `http://${name}:${port}/`;
