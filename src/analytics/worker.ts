@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { openDatabase } from '../database';
 import { startJobs } from './jobs';
+import { StartRefused } from '../db/folder-lock';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message = error instanceof ConfigError || error instanceof StartRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`Daybook worker failed to start: ${message}\n`);
   process.exit(1);
 });

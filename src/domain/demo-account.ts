@@ -10,12 +10,16 @@ import { localDate } from './time';
 
 export const DEMO_USERNAME = 'demo';
 
+/** The demo account's credentials, as made on the first start. */
+export interface DemoAccount {
+  username: string;
+  password: string;
+  simpleToken: string;
+  values: number;
+}
+
 /** Creates the demo account unless it exists; returns its credentials when it was created now. */
-export async function ensureDemoAccount(
-  db: Knex,
-  secretKey: string,
-  now: Date,
-): Promise<{ username: string; password: string; simpleToken: string; values: number } | undefined> {
+export async function ensureDemoAccount(db: Knex, secretKey: string, now: Date): Promise<DemoAccount | undefined> {
   if (await findUserByUsername(db, DEMO_USERNAME)) return undefined;
   const password = newSecret(12);
   const { user, simpleToken } = await createUser(db, { username: DEMO_USERNAME, password }, secretKey);

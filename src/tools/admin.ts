@@ -8,6 +8,8 @@
  *                                                                -> {client_id, client_secret}
  *   issue-token   --username U --client ID --scope "s1 s2"        -> the Token response
  *   demo          --username U [--days N] [--seed S] [--attributes N] -> {attributes, values}
+ *   set-password  --username U   (the password from standard input; none there: one is generated)
+ *                                                                -> {username, sessions_ended[, password]}
  *   housekeeping                                                  -> {sessions, rateLimits, throttleEvents, tokens, codes} deleted
  *                 (the job queue runs it hourly; see domain/housekeeping.ts)
  */
@@ -15,7 +17,8 @@ import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { openDatabase, type OpenDatabase } from '../database';
 import { resolveSecretKey } from '../secret-key';
-import { createUser, findUserByUsername } from '../domain/users';
+import { createUser, findUserByUsername, setPassword } from '../domain/users';
+import { newSecret } from '../domain/credentials';
 import { createClient, findClientByClientId } from '../domain/clients';
 import { issueTokens } from '../domain/tokens';
 import { ALL_SCOPE_NAMES } from '../domain/scopes';
@@ -23,6 +26,7 @@ import { localDate } from '../domain/time';
 import { loadDemoData } from '../db/demo-data';
 import { HttpError } from '../http/errors';
 import { sweepExpired } from '../domain/housekeeping';
+import { StartRefused } from '../db/folder-lock';
 
 class UsageError extends Error {}
 
@@ -73,6 +77,18 @@ async function userNamed(database: OpenDatabase, username: string) {
   return user;
 }
 
+/**
+ * The password piped to standard input (its first line, without the line ending), so it never
+ * appears in the process list or the shell history; undefined when stdin is a terminal or empty.
+ */
+async function passwordFromStdin(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const line = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  return line === '' ? undefined : line;
+}
+
 const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey: string) => Promise<unknown>> = {
   async 'create-user'(database, flags, secretKey) {
     onlyFlags(flags, ['username', 'password', 'timezone']);
@@ -117,6 +133,15 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
       ...(attributes === undefined ? {} : { attributes }),
     });
   },
+  async 'set-password'(database, flags) {
+    onlyFlags(flags, ['username']);
+    const user = await userNamed(database, one(flags, 'username', true));
+    const given = await passwordFromStdin();
+    const password = given ?? newSecret(12);
+    const sessionsEnded = await setPassword(database.db, user.id, password);
+    // A generated password is printed this once (the operator passes it on); a given one never is.
+    return given === undefined ? { username: user.username, sessions_ended: sessionsEnded, password } : { username: user.username, sessions_ended: sessionsEnded };
+  },
   async housekeeping(database, flags) {
     onlyFlags(flags, []);
     return sweepExpired(database.db, new Date());
@@ -158,7 +183,8 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`admin failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    const detail = error instanceof StartRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`admin failed: ${detail}\n`);
     process.exit(1);
   },
 );

@@ -16,10 +16,17 @@ afterAll(async () => {
 });
 
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return adminWithInput(undefined, ...args);
+}
+
+/** Runs the CLI with `input` piped to its standard input (closed at once when there is none). */
+async function adminWithInput(input: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const running = run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/admin.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
+  });
+  running.child.stdin!.end(input ?? '');
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/admin.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
-    });
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -86,4 +93,42 @@ test('housekeeping deletes expired sessions (and the rest of domain/housekeeping
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toEqual({ sessions: 1, rateLimits: 0, throttleEvents: 0, tokens: 0, codes: 0 });
   expect(await app.db('sessions').where({ user_id: user.id })).toEqual([]);
+});
+
+/** Whether these credentials sign in (the simple-token endpoint checks the password). */
+async function signsIn(username: string, password: string): Promise<boolean> {
+  return (await app.post('/api/1/auth/simple-token/', { form: { username, password } })).status === 200;
+}
+
+test('set-password takes the new password from standard input, ends every session, and never prints it', async () => {
+  const user = JSON.parse((await admin('create-user', '--username', 'operator_frank', '--password', 'the old password')).stdout);
+  await app.db('sessions').insert({ user_id: user.id, id_hash: 'frank-session-hash', csrf_secret: 'x', expires_at: new Date(Date.now() + 3_600_000) });
+
+  const result = await adminWithInput('the new password\n', 'set-password', '--username', 'operator_frank');
+  expect(result.code).toBe(0);
+  expect(JSON.parse(result.stdout)).toEqual({ username: 'operator_frank', sessions_ended: 1 });
+  expect(result.stdout + result.stderr).not.toContain('the new password');
+  expect(await signsIn('operator_frank', 'the new password')).toBe(true);
+  expect(await signsIn('operator_frank', 'the old password')).toBe(false);
+  expect(await app.db('sessions').where({ user_id: user.id })).toEqual([]);
+});
+
+test('set-password with nothing on standard input generates a password and prints it once', async () => {
+  await admin('create-user', '--username', 'operator_gina', '--password', 'the old password');
+  const result = await adminWithInput('', 'set-password', '--username', 'operator_gina');
+  expect(result.code).toBe(0);
+  const printed = JSON.parse(result.stdout) as { password: string; sessions_ended: number };
+  expect(printed).toEqual({ username: 'operator_gina', sessions_ended: 0, password: expect.stringMatching(/^[\w-]{16}$/) });
+  expect(await signsIn('operator_gina', printed.password)).toBe(true);
+});
+
+test.each([
+  ['short\n', ['set-password', '--username', 'operator_gina'], /8 to 1024 characters/],
+  ['long enough password\n', ['set-password', '--username', 'nobody_at_all'], /No user named nobody_at_all/],
+  ['long enough password\n', ['set-password'], /--username is required/],
+])('set-password refuses %j %j with exit 2', async (input, args, message) => {
+  const result = await adminWithInput(input, ...args);
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(message);
 });

@@ -48,10 +48,19 @@ async function start(): Promise<RunningService> {
   return service;
 }
 
-function demoCredentials(service: RunningService): { simpleToken: string } | undefined {
-  const line = service.logs.find((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('Demo account created'));
-  const match = line && /simple token "([^"]+)"/.exec(line.msg as string);
-  return match ? { simpleToken: match[1] } : undefined;
+/** Waits (up to a deadline) for the plain start-up block on stderr: it travels apart from the JSON log on stdout. */
+async function welcomeBlock(service: RunningService): Promise<string> {
+  for (const until = Date.now() + 5_000; !service.stderr().includes('Daybook is running') && Date.now() < until; ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return service.stderr();
+}
+
+/** The demo account's credentials from the plain block the service prints for a person at the terminal. */
+function demoCredentials(service: RunningService): { password: string; simpleToken: string } | undefined {
+  const password = /^ {2}password {6}(\S+)$/m.exec(service.stderr());
+  const token = /^ {2}simple token {2}(\S+)$/m.exec(service.stderr());
+  return password && token ? { password: password[1], simpleToken: token[1] } : undefined;
 }
 
 /** Sends a POST whose body arrives in two parts, calling `between` after the first part. */
@@ -74,8 +83,21 @@ test('the first embedded start migrates, creates the demo account with a year of
   const service = await start();
   const listening = service.logs.find((entry) => String(entry.msg).startsWith('Daybook listening'))!;
   expect(listening.msg).toMatch(/embedded PostgreSQL/);
+  expect(listening.url).toBe(`http://localhost:${service.port}/`);
+  expect(await welcomeBlock(service)).toMatch(new RegExp(`^Daybook is running at http://localhost:${service.port}/\n`));
   const demo = demoCredentials(service)!;
   expect(demo).toBeDefined();
+  // The credentials are for the person at the terminal: no JSON log line carries them.
+  const logged = service.logs.map((entry) => JSON.stringify(entry)).join('\n');
+  expect(logged).not.toContain(demo.password);
+  expect(logged).not.toContain(demo.simpleToken);
+  expect(service.logs.some((entry) => String(entry.msg).startsWith('Demo account created'))).toBe(true);
+  // The password printed is the one that signs in.
+  const login = await fetch(`http://localhost:${service.port}/api/1/auth/simple-token/`, {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'demo', password: demo.password }),
+  });
+  expect(((await login.json()) as { token: string }).token).toBe(demo.simpleToken);
   const profile = await fetch(`http://127.0.0.1:${service.port}/api/2/accounts/profile/`, { headers: { Authorization: `Token ${demo.simpleToken}` } });
   expect(profile.status).toBe(200);
   expect(((await profile.json()) as { username: string }).username).toBe('demo');
@@ -90,11 +112,13 @@ test('the first embedded start migrates, creates the demo account with a year of
 
 test('after SIGKILL a second start recovers on the same data, without a second demo account', async () => {
   const first = await start();
+  expect(await welcomeBlock(first)).toMatch(/Daybook is running/);
   expect(demoCredentials(first)).toBeUndefined(); // made by the previous test's start, kept in the data folder
   first.child.kill('SIGKILL');
   expect(await first.exited).toBe('SIGKILL');
 
   const second = await start();
+  await welcomeBlock(second);
   expect(demoCredentials(second)).toBeUndefined();
   const ready = await fetch(`http://127.0.0.1:${second.port}/readyz`);
   expect(ready.status).toBe(200);

@@ -49,6 +49,7 @@ export function sweepAbandonedClusters(): void {
     }
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(`${dir}.password`, { force: true });
+    fs.rmSync(`${dir}.lock`, { force: true });
   }
 }
 
@@ -57,6 +58,7 @@ export function removeClusterDirs(count: number): void {
   for (let index = 1; index <= count; index++) {
     fs.rmSync(clusterDir(index), { recursive: true, force: true });
     fs.rmSync(`${clusterDir(index)}.password`, { force: true });
+    fs.rmSync(`${clusterDir(index)}.lock`, { force: true });
   }
 }
 

@@ -3,6 +3,7 @@
  * log lines, for tests of what happens to the process: start, stop, crash, restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { PROJECT_ROOT } from '../../src/paths';
@@ -13,6 +14,8 @@ export interface RunningService {
   logs: Array<Record<string, unknown>>;
   /** Resolves with the exit code (or the signal name) when the process ends. */
   exited: Promise<number | string>;
+  /** What the process wrote on stderr so far (the plain lines for a person at the terminal). */
+  stderr(): string;
 }
 
 /**
@@ -20,10 +23,19 @@ export interface RunningService {
  * runs another entry (e.g. dist/src/analytics/worker.js) and `options.ready` names the start of
  * the log message that says it is up (port is 0 for a process that does not listen).
  */
-export async function startService(env: Record<string, string>, timeoutMs = 60_000, options: { script?: string; ready?: string } = {}): Promise<RunningService> {
+export async function startService(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: { script?: string; ready?: string; npmArgs?: string[] } = {},
+): Promise<RunningService> {
   const ready = options.ready ?? 'Daybook listening';
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, options.script ?? 'dist/src/server.js')], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+  // `npmArgs` runs `npm <args>` in the project, as an operator or a supervisor does (the child is npm).
+  const [command, args] = options.npmArgs
+    ? ['npm', options.npmArgs]
+    : [process.execPath, [path.join(PROJECT_ROOT, options.script ?? 'dist/src/server.js')]];
+  const child = spawn(command, args, {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];
@@ -52,5 +64,72 @@ export async function startService(env: Record<string, string>, timeoutMs = 60_0
       reject(new Error(`the service exited (${code}) before listening: ${stderr}`));
     });
   });
-  return { child, port, logs, exited };
+  return { child, port, logs, exited, stderr: () => stderr };
+}
+
+/** Pids of every live process below `pid` (children, grandchildren…), read from /proc. */
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent pid; the command name before it may hold spaces.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const [child, ppid] of parents) {
+      if (ppid === parent) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Pids of running processes that belong to a data folder: its PostgreSQL (the folder is on the
+ * command line) and any Daybook process started with DATA_DIR set to it.
+ */
+export function processesOf(dataDir: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const environ = fs.readFileSync(`/proc/${entry}/environ`, 'utf8');
+      if ((cmdline.includes(dataDir) || environ.split('\0').includes(`DATA_DIR=${dataDir}`)) && isRunning(Number(entry))) found.push(Number(entry));
+    } catch {
+      // the process ended while we looked, or is not ours to read
+    }
+  }
+  return found;
+}
+
+/** Is a process with this pid running (an exited one not yet reaped, a zombie, is not)? */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until none of `pids` is running, or `deadlineMs` passes; returns those still running. */
+export async function waitGone(pids: number[], deadlineMs = 15_000): Promise<number[]> {
+  const until = Date.now() + deadlineMs;
+  let left = pids.filter(isRunning);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = left.filter(isRunning);
+  }
+  return left;
 }

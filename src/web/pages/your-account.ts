@@ -1,5 +1,7 @@
 /**
- * Your account: where you are logged in (end any session, or all but this one), download a copy
+ * Your account: where you are logged in (end any session, or all but this one), change your
+ * password (the old one required and throttled like the login form; every other session ends, so
+ * whoever learnt the old one is out), download a copy
  * of everything (values as CSV, everything as JSON; both streamed, domain/account.ts), and delete
  * the account for good. Deleting asks for the password (throttled
  * like the login form) and the user name typed out, so neither a stolen open session nor a slip
@@ -14,6 +16,8 @@ import { attemptSignIn } from '../../domain/login-throttle';
 import { clientAddress } from '../../http/client-address';
 import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/sessions';
 import { localDate } from '../../domain/time';
+import { setPassword, validatePassword } from '../../domain/users';
+import { HttpError } from '../../http/errors';
 import { field, readForm } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
@@ -36,7 +40,31 @@ ${sessions.length > 1 ? html`<form method="post" action="/settings/account/sessi
 </div>`;
 }
 
-async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problem?: string, status = 200, notice?: string): Promise<void> {
+/** The form to change one's password; `problem` says why the last attempt was refused. */
+function passwordCard(csrf: string, problem?: string): Html {
+  return html`<form method="post" action="/settings/account/password" class="card">
+<input type="hidden" name="csrf_token" value="${csrf}">
+<h2>Change your password</h2>
+${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+<p>Every other browser logged in to your account is logged out; this one stays logged in.</p>
+<label for="current_password">Your current password</label>
+<input type="password" id="current_password" name="current_password" autocomplete="current-password" required>
+<label for="new_password">New password (8 characters or more)</label>
+<input type="password" id="new_password" name="new_password" autocomplete="new-password" minlength="8" required>
+<label for="repeat_password">New password again</label>
+<input type="password" id="repeat_password" name="repeat_password" autocomplete="new-password" minlength="8" required>
+<div class="actions"><button type="submit">Change password</button></div>
+</form>`;
+}
+
+/** Which form a refusal belongs to, so its message shows beside that form. */
+interface Problem {
+  form: 'password' | 'delete';
+  text: string;
+}
+
+async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problemOf?: Problem, status = 200, notice?: string): Promise<void> {
+  const problem = problemOf?.form === 'delete' ? problemOf.text : undefined;
   const nav = navFor(session, deps.now());
   const sessions = await listSessions(deps.db, session.userId, deps.now());
   sendPage(ctx, {
@@ -46,6 +74,7 @@ async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, probl
     body: html`<h1>Your account</h1>
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${sessionsCard(sessions, session, nav.csrf)}
+${passwordCard(nav.csrf, problemOf?.form === 'password' ? problemOf.text : undefined)}
 <div class="card"><h2>Download your data</h2>
 <p>Everything Daybook holds about you, whenever you like. No password, token or secret is included.</p>
 <ul>
@@ -74,12 +103,55 @@ function download(ctx: Koa.Context, filename: string, contentType: string, chunk
   ctx.body = Readable.from(chunks);
 }
 
+function tooManyWrong(seconds: number): string {
+  return `Too many wrong passwords. Try again in ${Math.ceil(seconds / 60)} minutes.`;
+}
+
+/** The notice after a redirect: sessions logged out, and whether the password was changed. */
+function noticeOf(query: Koa.Context['query']): string | undefined {
+  const ended = Number(query.ended);
+  const loggedOut = Number.isInteger(ended) && ended > 0 ? `Logged out ${ended} other session${ended === 1 ? '' : 's'}.` : '';
+  const changed = query.password === 'changed' ? 'Your password has been changed.' : '';
+  return [changed, loggedOut].filter(Boolean).join(' ') || undefined;
+}
+
 export function yourAccountPages(router: Router, deps: Deps): void {
   router.get('/settings/account', page(deps, async (ctx) => {
     const session = await requireSession(ctx, deps);
     if (!session) return;
-    const ended = Number(ctx.query.ended);
-    await accountPage(ctx, deps, session, undefined, 200, Number.isInteger(ended) && ended > 0 ? `Logged out ${ended} other session${ended === 1 ? '' : 's'}.` : undefined);
+    await accountPage(ctx, deps, session, undefined, 200, noticeOf(ctx.query));
+  }));
+
+  router.post('/settings/account/password', page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    const refuse = (text: string, status: number) => accountPage(ctx, deps, session, { form: 'password', text }, status);
+    const newPassword = field(form, 'new_password');
+    if (newPassword !== field(form, 'repeat_password')) return refuse('The two new passwords differ.', 400);
+    try {
+      validatePassword(newPassword);
+    } catch (error) {
+      if (error instanceof HttpError) return refuse(error.message, 400);
+      throw error;
+    }
+    // The old password is checked like a sign-in, so an open session cannot be used to guess it.
+    const result = await attemptSignIn(deps.db, {
+      username: session.username,
+      password: field(form, 'current_password'),
+      address: clientAddress(ctx),
+      trustedDevice: `session:${session.idHash}`,
+      now: deps.now(),
+    });
+    if ('throttled' in result) {
+      ctx.set('Retry-After', String(result.throttled));
+      return refuse(tooManyWrong(result.throttled), 429);
+    }
+    if ('wrongCredentials' in result) return refuse('Your current password is incorrect.', 400);
+    const ended = await setPassword(deps.db, session.userId, newPassword, session.idHash);
+    ctx.status = 303;
+    ctx.redirect(`/settings/account?password=changed&ended=${ended}`);
   }));
 
   router.post('/settings/account/sessions/end', page(deps, async (ctx) => {
@@ -120,7 +192,7 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     const form = await readForm(ctx);
     assertCsrf(session, form, deps.now());
     if (field(form, 'confirm').trim() !== session.username) {
-      return accountPage(ctx, deps, session, `Type your user name, ${session.username}, exactly, to confirm.`, 400);
+      return accountPage(ctx, deps, session, { form: 'delete', text: `Type your user name, ${session.username}, exactly, to confirm.` }, 400);
     }
     // The session proves this browser signed in to the account: it is the trusted device here.
     const result = await attemptSignIn(deps.db, {
@@ -132,9 +204,9 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     });
     if ('throttled' in result) {
       ctx.set('Retry-After', String(result.throttled));
-      return accountPage(ctx, deps, session, `Too many wrong passwords. Try again in ${Math.ceil(result.throttled / 60)} minutes.`, 429);
+      return accountPage(ctx, deps, session, { form: 'delete', text: tooManyWrong(result.throttled) }, 429);
     }
-    if ('wrongCredentials' in result) return accountPage(ctx, deps, session, 'The password is incorrect.', 400);
+    if ('wrongCredentials' in result) return accountPage(ctx, deps, session, { form: 'delete', text: 'The password is incorrect.' }, 400);
     await deleteAccount(deps.db, session.userId);
     await endCurrentSession(ctx, deps);
     ctx.state.webSession = undefined;

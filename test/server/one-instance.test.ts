@@ -1,0 +1,103 @@
+/**
+ * One live service per embedded data folder: a second start on the same DATA_DIR refuses at once
+ * with one line naming the holder, and the first keeps serving on its own PostgreSQL; after a
+ * `kill -9` the next start recovers; a port in use is one line, and nothing is left running.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { PROJECT_ROOT } from '../../src/paths';
+import { freePort } from '../support/clusters';
+import { processesOf, startService, type RunningService } from '../support/process';
+
+let dataDir: string;
+let otherDataDir: string;
+let pgPort: number;
+const running: RunningService[] = [];
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-one-'));
+  otherDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-other-'));
+  fs.chmodSync(dataDir, 0o755);
+  fs.chmodSync(otherDataDir, 0o755);
+  pgPort = await freePort();
+});
+
+afterAll(async () => {
+  for (const service of running) {
+    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+    await service.exited;
+  }
+  for (const dir of [dataDir, otherDataDir]) {
+    for (const pid of processesOf(dir)) process.kill(pid, 'SIGKILL'); // a SIGKILLed service's postmaster
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+async function start(env: Record<string, string> = {}): Promise<RunningService> {
+  const service = await startService({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DEMO: '0', ...env });
+  running.push(service);
+  return service;
+}
+
+/** Runs the service expecting it to refuse: its exit code, stderr and how long it took. */
+function refusedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
+  const began = Date.now();
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/server.js')], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEMO: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr, ms: Date.now() - began })));
+}
+
+function postmasterPid(dir: string): number {
+  return Number(fs.readFileSync(path.join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+test('a second start on the same data folder refuses at once with one line, and the first keeps serving', async () => {
+  const first = await start();
+  const postmaster = postmasterPid(dataDir);
+
+  const second = await refusedStart({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) });
+  expect(second.code).toBe(1);
+  expect(second.stderr.trim().split('\n')).toHaveLength(1);
+  expect(second.stderr).toMatch(new RegExp(`in use by process ${first.child.pid} \\(.*server\\.js\\).*another DATA_DIR, PORT`));
+  expect(second.ms).toBeLessThan(5_000);
+
+  // The first instance's database was not touched: same postmaster, requests still answered.
+  expect(postmasterPid(dataDir)).toBe(postmaster);
+  expect((await fetch(`http://127.0.0.1:${first.port}/readyz`)).status).toBe(200);
+  first.child.kill('SIGTERM');
+  expect(await first.exited).toBe(0);
+  expect(first.logs.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+});
+
+test('after kill -9 the next start takes the folder over and serves the same data', async () => {
+  const killed = await start();
+  killed.child.kill('SIGKILL');
+  expect(await killed.exited).toBe('SIGKILL');
+
+  const next = await start();
+  expect((await fetch(`http://127.0.0.1:${next.port}/readyz`)).status).toBe(200);
+  next.child.kill('SIGTERM');
+  expect(await next.exited).toBe(0);
+  expect(processesOf(dataDir)).toEqual([]);
+});
+
+test('a port already in use is one clear line, and nothing of the data folder is left running', async () => {
+  const taken = net.createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as net.AddressInfo).port;
+  try {
+    const result = await refusedStart({ DATA_DIR: otherDataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(port) });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`Daybook cannot start: port ${port} on 127.0.0.1 is already in use (another Daybook or another program); set PORT to a free port.\n`);
+    expect(processesOf(otherDataDir)).toEqual([]);
+  } finally {
+    taken.close();
+  }
+});
