@@ -3,40 +3,21 @@
  * the demo account on the first start, a clean stop on SIGTERM that finishes requests in flight,
  * and recovery after SIGKILL.
  */
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { freePort } from '../support/clusters';
-import { startService, type RunningService } from '../support/process';
+import { serviceDataDir, startService, stopServices, type RunningService } from '../support/process';
 
 let dataDir: string;
 let pgPort: number;
 const running: RunningService[] = [];
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-lifecycle-'));
-  fs.chmodSync(dataDir, 0o755);
+  dataDir = serviceDataDir('daybook-lifecycle-');
   pgPort = await freePort();
 });
 
-afterAll(async () => {
-  for (const service of running) {
-    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
-    await service.exited;
-  }
-  // A SIGKILLed service leaves its postmaster behind until the next start stops it: stop it here.
-  const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
-  if (fs.existsSync(pidFile)) {
-    const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-    try {
-      process.kill(pid, 'SIGINT');
-    } catch {
-      // already gone
-    }
-  }
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+// A SIGKILLed service leaves its postmaster behind until the next start stops it: stopped here.
+afterAll(() => stopServices(running, 'SIGTERM', [dataDir]));
 
 function embeddedEnv(): Record<string, string> {
   return { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DEMO: '1' };

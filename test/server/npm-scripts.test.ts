@@ -4,30 +4,20 @@
  * running (npm only forwards the signal to its child, so the child must be node itself).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../support/clusters';
-import { descendants, processesOf, startService, waitGone, type RunningService } from '../support/process';
+import { descendants, processesOf, serviceDataDir, startService, stopServices, waitGone, type RunningService } from '../support/process';
 
 let dataDir: string;
 let pgPort: number;
 const running: RunningService[] = [];
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-npm-'));
-  fs.chmodSync(dataDir, 0o755);
+  dataDir = serviceDataDir('daybook-npm-');
   pgPort = await freePort();
 });
 
-afterAll(async () => {
-  for (const service of running) {
-    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
-    await service.exited;
-  }
-  // Whatever a failing test left running of this data folder (e.g. a node re-parented to pid 1).
-  for (const pid of processesOf(dataDir)) process.kill(pid, 'SIGKILL');
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stopServices(running, 'SIGKILL', [dataDir]));
 
 function env(): Record<string, string> {
   return { DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DEMO: '0' };

@@ -5,12 +5,11 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { PROJECT_ROOT } from '../../src/paths';
 import { freePort } from '../support/clusters';
-import { processesOf, startService, type RunningService } from '../support/process';
+import { processesOf, serviceDataDir, startService, stopServices, type RunningService } from '../support/process';
 
 let dataDir: string;
 let otherDataDir: string;
@@ -18,23 +17,12 @@ let pgPort: number;
 const running: RunningService[] = [];
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-one-'));
-  otherDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-other-'));
-  fs.chmodSync(dataDir, 0o755);
-  fs.chmodSync(otherDataDir, 0o755);
+  dataDir = serviceDataDir('daybook-one-');
+  otherDataDir = serviceDataDir('daybook-other-');
   pgPort = await freePort();
 });
 
-afterAll(async () => {
-  for (const service of running) {
-    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
-    await service.exited;
-  }
-  for (const dir of [dataDir, otherDataDir]) {
-    for (const pid of processesOf(dir)) process.kill(pid, 'SIGKILL'); // a SIGKILLed service's postmaster
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+afterAll(() => stopServices(running, 'SIGTERM', [dataDir, otherDataDir]));
 
 async function start(env: Record<string, string> = {}): Promise<RunningService> {
   const service = await startService({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DEMO: '0', ...env });

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { PROJECT_ROOT } from '../../src/paths';
@@ -132,4 +133,27 @@ export async function waitGone(pids: number[], deadlineMs = 15_000): Promise<num
     left = left.filter(isRunning);
   }
   return left;
+}
+
+/** A fresh data folder for the services of one test file (0755: the cluster's `postgres` user must reach it). */
+export function serviceDataDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
+/**
+ * Ends what a test file started: each service still running gets `signal` and is waited for; then
+ * whatever still runs from one of `dataDirs` (a SIGKILLed service's postmaster, a process a failing
+ * test left re-parented to pid 1) is killed, and the folders are removed.
+ */
+export async function stopServices(running: RunningService[], signal: NodeJS.Signals, dataDirs: string[]): Promise<void> {
+  for (const service of running) {
+    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill(signal);
+    await service.exited;
+  }
+  for (const dir of dataDirs) {
+    for (const pid of processesOf(dir)) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -45,7 +45,7 @@ export class Outcomes<S> {
     this.fates = items.map(() => undefined);
   }
 
-  isPending(index: number): boolean {
+  private isPending(index: number): boolean {
     return this.fates[index] === undefined;
   }
 

@@ -18,7 +18,7 @@ export const DAY_LOCK_NAMESPACE = 730_211_803;
  * The lock key of a person's day: 32-bit FNV-1a of "user|date", as a signed int4. (A cryptographic
  * hash bought nothing here and cost a measurable share of a write's CPU.)
  */
-export function dayLockKey(userId: number, date: string): number {
+function dayLockKey(userId: number, date: string): number {
   const text = `${userId}|${date}`;
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);

@@ -107,6 +107,27 @@ function tooManyWrong(seconds: number): string {
   return `Too many wrong passwords. Try again in ${Math.ceil(seconds / 60)} minutes.`;
 }
 
+/**
+ * The person's current password, checked like a sign-in so that an open session cannot be used to
+ * guess it; the session proves this browser signed in to the account, so it is the trusted device.
+ * Answers undefined when it is right, else the refusal to show (a 429 sets Retry-After).
+ */
+async function refuseCurrentPassword(ctx: Koa.Context, deps: Deps, session: Session, password: string, wrong: string): Promise<{ text: string; status: number } | undefined> {
+  const result = await attemptSignIn(deps.db, {
+    username: session.username,
+    password,
+    address: clientAddress(ctx),
+    trustedDevice: `session:${session.idHash}`,
+    now: deps.now(),
+  });
+  if ('throttled' in result) {
+    ctx.set('Retry-After', String(result.throttled));
+    return { text: tooManyWrong(result.throttled), status: 429 };
+  }
+  if ('wrongCredentials' in result) return { text: wrong, status: 400 };
+  return undefined;
+}
+
 /** The notice after a redirect: sessions logged out, and whether the password was changed. */
 function noticeOf(query: Koa.Context['query']): string | undefined {
   const ended = Number(query.ended);
@@ -136,19 +157,8 @@ export function yourAccountPages(router: Router, deps: Deps): void {
       if (error instanceof HttpError) return refuse(error.message, 400);
       throw error;
     }
-    // The old password is checked like a sign-in, so an open session cannot be used to guess it.
-    const result = await attemptSignIn(deps.db, {
-      username: session.username,
-      password: field(form, 'current_password'),
-      address: clientAddress(ctx),
-      trustedDevice: `session:${session.idHash}`,
-      now: deps.now(),
-    });
-    if ('throttled' in result) {
-      ctx.set('Retry-After', String(result.throttled));
-      return refuse(tooManyWrong(result.throttled), 429);
-    }
-    if ('wrongCredentials' in result) return refuse('Your current password is incorrect.', 400);
+    const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'current_password'), 'Your current password is incorrect.');
+    if (refused) return refuse(refused.text, refused.status);
     const ended = await setPassword(deps.db, session.userId, newPassword, session.idHash);
     ctx.status = 303;
     ctx.redirect(`/settings/account?password=changed&ended=${ended}`);
@@ -194,19 +204,8 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     if (field(form, 'confirm').trim() !== session.username) {
       return accountPage(ctx, deps, session, { form: 'delete', text: `Type your user name, ${session.username}, exactly, to confirm.` }, 400);
     }
-    // The session proves this browser signed in to the account: it is the trusted device here.
-    const result = await attemptSignIn(deps.db, {
-      username: session.username,
-      password: field(form, 'password'),
-      address: clientAddress(ctx),
-      trustedDevice: `session:${session.idHash}`,
-      now: deps.now(),
-    });
-    if ('throttled' in result) {
-      ctx.set('Retry-After', String(result.throttled));
-      return accountPage(ctx, deps, session, { form: 'delete', text: tooManyWrong(result.throttled) }, 429);
-    }
-    if ('wrongCredentials' in result) return accountPage(ctx, deps, session, { form: 'delete', text: 'The password is incorrect.' }, 400);
+    const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'password'), 'The password is incorrect.');
+    if (refused) return accountPage(ctx, deps, session, { form: 'delete', text: refused.text }, refused.status);
     await deleteAccount(deps.db, session.userId);
     await endCurrentSession(ctx, deps);
     ctx.state.webSession = undefined;
