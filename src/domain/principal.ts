@@ -1,3 +1,5 @@
+import type { AccountProfile } from './users';
+
 /** Who is calling: resolved once per request by the auth middleware, read by handlers from the context. */
 export type PrincipalKind = 'oauth' | 'simple' | 'session';
 
@@ -19,4 +21,6 @@ export interface Principal {
    * needs no query of its own; absent where a principal is made without it.
    */
   timezone?: string;
+  /** The person's profile, read with the credentials (the same join); absent where a principal is made without it. */
+  profile?: AccountProfile;
 }

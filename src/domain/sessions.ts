@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { hotQuery } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
 import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
+import { PROFILE_COLUMNS, profileOf, type AccountProfile } from './users';
 
 export const SESSION_COOKIE = 'daybook_session';
 export const SESSION_LIFETIME_MS = 14 * 24 * 60 * 60 * 1000;
@@ -33,7 +34,7 @@ export async function createSession(db: Knex, userId: number, now: Date, userAge
 
 /** The user of a live session, or undefined. */
 const SESSION_AND_COUNT_SQL = `with s as (
-    select u.id, u.username from sessions s join users u on u.id = s.user_id where s.id_hash = ? and s.expires_at > ? limit 1
+    select u.id, ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')} from sessions s join users u on u.id = s.user_id where s.id_hash = ? and s.expires_at > ? limit 1
   ), ${countedCte('s', quotaKeySql('s.id'), 'true')}
   select s.*, counted.points as quota_points, counted.expire as quota_expire from s left join counted on true`;
 
@@ -41,13 +42,18 @@ const SESSION_AND_COUNT_SQL = `with s as (
  * The person of a live session and, in the same statement, the request counted against the
  * person's rate limit (quota.ts): one round trip before the request's data.
  */
-export async function findSessionUserAndCount(db: Knex, id: string, now: Date, quota: QuotaWindow): Promise<{ session?: { userId: number; username: string }; count?: QuotaCount }> {
-  const [row] = await hotQuery<{ id: number; username: string; quota_points: number | null; quota_expire: number | null }>(db, SESSION_AND_COUNT_SQL, [
+export async function findSessionUserAndCount(
+  db: Knex,
+  id: string,
+  now: Date,
+  quota: QuotaWindow,
+): Promise<{ session?: { userId: number; username: string; profile: AccountProfile }; count?: QuotaCount }> {
+  const [row] = await hotQuery<AccountProfile & { id: number; quota_points: number | null; quota_expire: number | null }>(db, SESSION_AND_COUNT_SQL, [
     hashCredential(id),
     now,
     ...countedBindings(quota),
   ]);
-  return row ? { session: { userId: row.id, username: row.username }, count: countOf(row) } : {};
+  return row ? { session: { userId: row.id, username: row.username, profile: profileOf(row) }, count: countOf(row) } : {};
 }
 
 export async function findSessionUser(db: Knex, id: string, now: Date): Promise<{ userId: number; username: string } | undefined> {

@@ -9,6 +9,7 @@ import { hotQuery } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
+import { PROFILE_COLUMNS, profileOf, type AccountProfile } from './users';
 import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
 
 /** Access and refresh tokens last a year (the spec: "about one year"). */
@@ -58,7 +59,7 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
 }
 
 const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
-       u.username, u.timezone, c.id as client_pk, c.client_id`;
+       ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')}, c.id as client_pk, c.client_id`;
 
 const TOKEN_SQL = `select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ? limit 1`;
 
@@ -70,7 +71,7 @@ const TOKEN_AND_COUNT_SQL = `with t as (
   ), ${countedCte('t', quotaKeySql('t.user_id', 't.client_pk'), 't.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?')}
   select t.*, counted.points as quota_points, counted.expire as quota_expire from t left join counted on true`;
 
-interface TokenRow {
+interface TokenRow extends AccountProfile {
   id: number;
   user_id: number;
   scopes: string[];
@@ -78,8 +79,6 @@ interface TokenRow {
   revoked_at: Date | null;
   replaced_at: Date | null;
   last_used_at: Date | null;
-  username: string;
-  timezone: string;
   client_pk: number;
   client_id: string;
   quota_points?: number | null;
@@ -113,6 +112,7 @@ export async function authenticateAccessTokenAndCount(db: Knex, token: string, n
     tokenId: row.id,
     rateLimitKey: quotaKey(row.user_id, row.client_pk),
     timezone: row.timezone,
+    profile: profileOf(row),
   };
   return { check: { principal }, count: countOf(row) };
 }

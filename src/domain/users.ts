@@ -32,6 +32,24 @@ const USER_COLUMNS = [
   'trial', 'delinquent', 'simple_token_version',
 ] as const;
 
+/**
+ * The fields of one's own profile (`GET /api/2/accounts/profile/`). The credentials' lookup reads
+ * them in the same statement (`Principal.profile`), so reading one's profile costs no query of its
+ * own (docs/request-path.md).
+ */
+export const PROFILE_COLUMNS = [
+  'username', 'first_name', 'last_name', 'avatar', 'timezone',
+  'imperial_distance', 'imperial_weight', 'imperial_energy', 'imperial_liquid', 'imperial_temperature',
+  'trial', 'delinquent',
+] as const;
+
+export type AccountProfile = Pick<User, (typeof PROFILE_COLUMNS)[number]>;
+
+/** The profile fields of a row that holds them (and others). */
+export function profileOf(row: AccountProfile): AccountProfile {
+  return Object.fromEntries(PROFILE_COLUMNS.map((column) => [column, row[column]])) as unknown as AccountProfile;
+}
+
 /** Usernames: 1-150 letters, digits and @ . + - _ (they appear in version 1 paths). */
 const USERNAME = /^[A-Za-z0-9@.+_-]{1,150}$/;
 

@@ -10,7 +10,7 @@ import { unauthorized, type HttpError } from './errors';
 import type { Principal } from '../domain/principal';
 import { authenticateAccessTokenAndCount } from '../domain/tokens';
 import { quotaKey, type QuotaCount, type QuotaWindow } from '../domain/quota';
-import { findUserBySimpleToken, findUserBySimpleTokenAndCount } from '../domain/users';
+import { findUserBySimpleToken, findUserBySimpleTokenAndCount, profileOf } from '../domain/users';
 import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/sessions';
 import { READ_SCOPES } from '../domain/scopes';
 import { hashCredential } from '../domain/credentials';
@@ -77,6 +77,7 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
             scopes: new Set(READ_SCOPES),
             rateLimitKey: quotaKey(user.id),
             timezone: user.timezone,
+            profile: profileOf(user),
           },
         };
       }
@@ -99,6 +100,7 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
           username: session.username,
           scopes: new Set(READ_SCOPES),
           rateLimitKey: quotaKey(session.userId),
+          ...('profile' in session ? { timezone: session.profile.timezone, profile: session.profile } : {}),
         },
       };
     }

@@ -15,7 +15,8 @@ export function accountHandlers(deps: Deps) {
     /** The caller's profile; needs no particular scope, so it doubles as a token test. */
     async getProfile(_c: ApiContext, ctx: Koa.Context): Promise<void> {
       const principal = ctx.state.principal as Principal;
-      const user = await findUserById(deps.db, principal.userId);
+      // Read with the credentials in the same statement, when they were looked up with it.
+      const user = principal.profile ?? (await findUserById(deps.db, principal.userId));
       if (!user) throw notFound('This account no longer exists.');
       const body: Profile = {
         username: user.username,
