@@ -103,6 +103,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = browsableUrl(config.host, port);
   logger.info({ port, host: config.host, url, database: database.description }, `Daybook listening on ${url} using ${database.description}`);
+  logger.flush(); // the log is written in blocks (logger.ts): this line is for whoever waits on it now
   process.stderr.write(welcome(url, demo));
 
   let stopping = false;
