@@ -7,6 +7,7 @@
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
+import type Router from '@koa/router';
 import helmet from 'koa-helmet';
 import type { Deps } from './deps';
 import { requestContext } from './http/request-context';
@@ -45,6 +46,15 @@ function refuseUnknownHost(ctx: Koa.Context): void {
   throw new HttpError(400, UNKNOWN_HOST);
 }
 
+/**
+ * Pages, docs, health and metrics never live under the API documents' prefixes (/api/2/, /api/1/,
+ * /oauth2/): an API request skips their routers instead of being matched against every page route.
+ */
+function outsideApis(routes: ReturnType<Router['routes']>): Koa.Middleware {
+  const pages = routes as unknown as Koa.Middleware; // @koa/router adds params and router to the context itself
+  return (ctx, next) => (apiFor(ctx.path) ? next() : pages(ctx, next));
+}
+
 export interface BuiltApp {
   app: Koa;
   backends: Record<ApiName, Backend>;
@@ -78,9 +88,9 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   app.use(trailingSlashRedirect());
   app.use(refuseCrossSiteForms(deps));
   app.use(recordRoute(backends));
-  app.use(meta.routes());
-  if (metrics) app.use(metrics.router.routes()); // before authentication: its token is not a user's
-  app.use(webRoutes(deps).routes());
+  app.use(outsideApis(meta.routes()));
+  if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
+  app.use(outsideApis(webRoutes(deps).routes()));
   app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000 }));
   const limitRequests = rateLimit(createRateLimiter(deps.db, deps.config.rateLimitPerHour), deps.config.rateLimitPerHour);
   app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx, next) : next()));

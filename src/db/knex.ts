@@ -174,24 +174,50 @@ export function sqlArray(values: ReadonlyArray<string | number | boolean | null>
 
 /** The part of knex's client hotQuery uses (public methods of knex's Client, untyped by knex). */
 interface QueryingClient {
-  acquireConnection(): Promise<unknown>;
+  acquireConnection(): Promise<HotConnection>;
   releaseConnection(connection: unknown): Promise<unknown>;
-  query(connection: unknown, query: { sql: string; bindings: readonly unknown[]; options: Record<string, unknown> }): Promise<{ response: { rows: unknown[] } }>;
+  positionBindings(sql: string): string;
+  config: { unansweredQueryMs?: number };
+  emit(event: string, ...args: unknown[]): boolean;
 }
+/** A pooled pg connection as knex hands it out. */
+type HotConnection = PgConnection & {
+  __knexUid?: string;
+  query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+};
+
+/** Hot statement texts with `?` placeholders turned into PostgreSQL's `$1, $2…`, once per text. */
+const positionalTexts = new Map<string, string>();
 
 /**
- * Runs one hot statement of fixed text on a pooled connection through knex's client directly: the
- * same `?` bindings, named prepared statement, answer deadline and 'query' event as
- * `db.raw(sql, bindings).options(PREPARED)`, without the query runner and raw-query object knex
- * builds around each statement (about a tenth of a cheap request's own CPU in the bench's
- * profiles). It takes a connection of its own: never use it for a statement of a transaction.
+ * Runs one hot statement of fixed text on a pooled connection, straight on pg: the same `?`
+ * bindings, named prepared statement, answer deadline and 'query' event as
+ * `db.raw(sql, bindings).options(PREPARED)`, without what knex does around each statement (a
+ * query runner and a raw-query object, the `?` to `$n` rewrite by regular expression, a copy of
+ * the query config): together about a tenth of a cheap request's own CPU in the bench's profiles
+ * (docs/request-path.md). It takes a connection of its own: never use it for a statement of a
+ * transaction.
  */
 export async function hotQuery<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
   const client = db.client as unknown as QueryingClient;
+  let text = positionalTexts.get(sql);
+  if (text === undefined) {
+    text = client.positionBindings(sql);
+    if (positionalTexts.size < MAX_NAMED_TEXTS) positionalTexts.set(sql, text);
+  }
   const connection = await client.acquireConnection();
   try {
-    const { response } = await client.query(connection, { sql, bindings, options: { ...PREPARED } });
-    return response.rows as R[];
+    // Statement counters (tests) listen for knex's 'query' event; nobody listens in production.
+    if (db.listenerCount('query') > 0) client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql, bindings });
+    const name = statementName(sql);
+    const prepared = connection.connection?.parsedStatements ?? {};
+    const named = bindings.length > 0 && (name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION);
+    const result = (await withAnswerDeadline(
+      connection.query(named ? { name, text, values: bindings } : { text, values: bindings }),
+      connection,
+      client.config.unansweredQueryMs ?? 0,
+    )) as { rows: R[] };
+    return result.rows;
   } finally {
     await client.releaseConnection(connection);
   }
