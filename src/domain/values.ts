@@ -6,10 +6,10 @@
  */
 import type { Knex } from 'knex';
 import { isIntegerValueType, isTextValueType } from '../db/catalogue';
-import { PREPARED } from '../db/knex';
+import { hotQuery } from '../db/knex';
 import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from './time';
 import type { Visibility } from './visibility';
-import { whereVisible } from './visibility';
+import { visibleBindings, VISIBLE_SQL, whereVisible } from './visibility';
 
 /** A value as the API shows it. */
 export type JsonValue = number | string | null;
@@ -71,33 +71,35 @@ export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
  * no rows means 0).
  */
 export async function listValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
-  const attribute = db('attributes as a').where('a.user_id', input.userId).where('a.name', input.attribute).select('a.id', 'a.user_id', 'a.value_type');
-  whereVisible(attribute, input.visibility);
-  const rows: Array<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }> = await db
-    .from(attribute.as('a'))
-    .joinRaw(
-      `cross join lateral (
-         select count(*) as total from attribute_values c
-         where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= ?
-       ) as n`,
-      [input.dateMax],
-    )
-    .joinRaw(
-      `cross join lateral (
-         select v.date, v.value_num, v.value_text from attribute_values v
-         where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ?
-         order by v.date desc limit ? offset ?
-       ) as v`,
-      [input.dateMax, input.limit, Math.min(input.offset, MAX_OFFSET)],
-    )
-    .select('v.date', 'v.value_num', 'v.value_text', 'a.value_type', 'n.total')
-    .orderBy('v.date', 'desc')
-    .options(PREPARED);
+  const rows = await hotQuery<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }>(db, LIST_VALUES_SQL, [
+    input.dateMax,
+    input.dateMax,
+    input.limit,
+    Math.min(input.offset, MAX_OFFSET),
+    input.userId,
+    input.attribute,
+    ...visibleBindings(input.visibility),
+  ]);
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
   };
 }
+
+/** listValues' one statement, of fixed text (a hot read: prepared once per connection). */
+const LIST_VALUES_SQL = `select v.date, v.value_num, v.value_text, a.value_type, n.total
+  from attributes a
+  cross join lateral (
+    select count(*) as total from attribute_values c
+     where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= ?
+  ) as n
+  cross join lateral (
+    select v.date, v.value_num, v.value_text from attribute_values v
+     where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ?
+     order by v.date desc limit ? offset ?
+  ) as v
+ where a.user_id = ? and a.name = ? and ${VISIBLE_SQL}
+ order by v.date desc`;
 
 /**
  * Version 1's list of one attribute's values (the spec's general rule 5: "version 1 lists every

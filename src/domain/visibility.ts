@@ -44,6 +44,16 @@ export function isVisible(visibility: Visibility, attribute: { group_name: strin
   return visibility.groups.includes(attribute.group_name) || (visibility.manual && attribute.manual);
 }
 
+/**
+ * The same rule as `whereVisible`, as SQL of fixed text over `attributes a` for hot statements
+ * (`hotQuery`), with its two bindings from `visibleBindings`.
+ */
+export const VISIBLE_SQL = '(a.group_name = any(?::text[]) or (?::boolean and a.manual))';
+
+export function visibleBindings(visibility: Visibility): [string[], boolean] {
+  return [[...visibility.groups], visibility.manual];
+}
+
 /** Restricts a query over `attributes as <alias>` to the visible ones (an empty scope list matches nothing). */
 export function whereVisible(query: Knex.QueryBuilder, visibility: Visibility, alias = 'a'): Knex.QueryBuilder {
   return query.where((visible) => {
