@@ -62,7 +62,7 @@ export function metaRoutes(db: Knex): Router {
     const name = ctx.params.name as ApiName;
     if (!(name in DOCS)) throw new HttpError(404, `No documentation named ${name}: try v2, v1 or oauth.`);
     if (docsBeingBuilt()) {
-      // A first start builds the pages after it listens (docs-build.ts): say so, and come back.
+      // A start without built pages builds them after it listens (docs-build.ts): say so, and come back.
       ctx.status = 503;
       ctx.set('Retry-After', String(DOCS_RETRY_SECONDS));
       ctx.type = 'text/html';
@@ -70,7 +70,7 @@ export function metaRoutes(db: Knex): Router {
       ctx.body =
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="${DOCS_RETRY_SECONDS}">` +
         `<title>Documentation is being built</title></head><body><h1>The documentation is being built</h1>` +
-        `<p>The service has just started for the first time and is building this page. It reloads by itself in ${DOCS_RETRY_SECONDS} seconds.</p></body></html>`;
+        `<p>The service started without this page built (a first start, or new API documents) and is building it now. This page reloads by itself in ${DOCS_RETRY_SECONDS} seconds.</p></body></html>`;
       return;
     }
     const file = path.join(DOCS_DIR, `${name}.html`);
