@@ -23,6 +23,12 @@ function describeUrl(url: string): string {
   return `postgres at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
+/** Where the embedded cluster is; as root it may live outside DATA_DIR, linked from it (docs/operating.md). */
+function describeEmbedded(asked: string, dir: string, port: number): string {
+  const shown = path.relative(process.cwd(), asked) || '.';
+  return dir === asked ? `embedded PostgreSQL in ${shown} (port ${port})` : `embedded PostgreSQL in ${dir}, linked from ${shown} (port ${port})`;
+}
+
 /** The database time limits of the settings (DB_*_TIMEOUT_MS). */
 export function databaseTimeouts(config: Config): DatabaseTimeouts {
   return {
@@ -68,9 +74,7 @@ export async function openDatabase(config: Config, options: { reuseRunning?: boo
   return {
     db,
     embedded,
-    description: embedded
-      ? `embedded PostgreSQL in ${path.relative(process.cwd(), path.join(config.dataDir, 'postgres')) || '.'} (port ${config.embeddedPgPort})`
-      : describeUrl(url),
+    description: embedded ? describeEmbedded(path.join(config.dataDir, 'postgres'), embedded.dir, config.embeddedPgPort) : describeUrl(url),
     async close() {
       await db.destroy();
       await embedded?.stop();

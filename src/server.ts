@@ -14,6 +14,7 @@ import { createHttpServer } from './http/server';
 import { ensureDemoAccount, type DemoAccount } from './domain/demo-account';
 import { startJobs, type Jobs } from './analytics/jobs';
 import { StartRefused } from './db/folder-lock';
+import { buildDocsInBackground } from './http/docs-build';
 
 /** The one line an operator reads when the port is taken (instead of an EADDRINUSE stack). */
 function portInUse(host: string, port: number): StartRefused {
@@ -105,12 +106,15 @@ async function main(): Promise<void> {
   logger.info({ port, host: config.host, url, database: database.description }, `Daybook listening on ${url} using ${database.description}`);
   logger.flush(); // the log is written in blocks (logger.ts): this line is for whoever waits on it now
   process.stderr.write(welcome(url, demo));
+  // After listening, so that a first start answers at once; /docs/ says 503 until the pages are built.
+  const docsBuild = buildDocsInBackground(logger);
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: finishing requests in flight');
+    docsBuild.stop();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);

@@ -9,6 +9,10 @@ import type { Knex } from 'knex';
 import { DOCS_DIR } from '../paths';
 import { loadBundle, type ApiName } from './openapi';
 import { HttpError, serviceUnavailable } from './errors';
+import { docsBeingBuilt } from './docs-build';
+
+/** Seconds after which a page still being built is worth asking for again. */
+const DOCS_RETRY_SECONDS = 5;
 
 const DOCS: Record<ApiName, string> = { v2: 'API version 2', v1: 'API version 1', oauth: 'OAuth2' };
 
@@ -57,6 +61,18 @@ export function metaRoutes(db: Knex): Router {
   router.get('/docs/:name/', (ctx) => {
     const name = ctx.params.name as ApiName;
     if (!(name in DOCS)) throw new HttpError(404, `No documentation named ${name}: try v2, v1 or oauth.`);
+    if (docsBeingBuilt()) {
+      // A start without built pages builds them after it listens (docs-build.ts): say so, and come back.
+      ctx.status = 503;
+      ctx.set('Retry-After', String(DOCS_RETRY_SECONDS));
+      ctx.type = 'text/html';
+      ctx.set('Content-Security-Policy', DOCS_CSP);
+      ctx.body =
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="${DOCS_RETRY_SECONDS}">` +
+        `<title>Documentation is being built</title></head><body><h1>The documentation is being built</h1>` +
+        `<p>The service started without this page built (a first start, or new API documents) and is building it now. This page reloads by itself in ${DOCS_RETRY_SECONDS} seconds.</p></body></html>`;
+      return;
+    }
     const file = path.join(DOCS_DIR, `${name}.html`);
     if (!fs.existsSync(file)) throw new HttpError(404, 'The documentation pages are not built: run npm run docs.');
     ctx.type = 'text/html';

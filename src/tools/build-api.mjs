@@ -10,7 +10,7 @@
  * (npm run build makes them) and not committed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +87,11 @@ function docs() {
     const page = join(out, `${api.name}.html`);
     if (existsSync(page) && statSync(page).mtimeMs >= statSync(bundle).mtimeMs) continue;
     process.stdout.write(`docs: building ${api.title} -> dist/docs/${api.name}.html\n`);
-    run('redocly', ['build-docs', bundle, '--inlineBundle', '--title', api.title, '-o', page]);
+    // Written beside the page and renamed: a build that is stopped half-way never leaves a page
+    // that looks complete (and newer than its bundle) but is cut short.
+    const partial = join(out, `${api.name}.partial.html`);
+    run('redocly', ['build-docs', bundle, '--inlineBundle', '--title', api.title, '-o', partial]);
+    renameSync(partial, page);
   }
 }
 

