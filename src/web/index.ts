@@ -7,6 +7,9 @@
 import Router from '@koa/router';
 import type { Deps } from '../deps';
 import { accountPages } from './pages/account';
+import { attributePageRoutes } from './pages/attribute';
+import { homePages } from './pages/home';
+import { insightPages } from './pages/insights';
 import { appPages } from './pages/apps';
 import { attributePages } from './pages/attributes';
 import { connectedAppPages } from './pages/connected-apps';
@@ -18,6 +21,7 @@ import { yourAccountPages } from './pages/your-account';
 
 export function webRoutes(deps: Deps): Router {
   const router = new Router();
+  homePages(router, deps);
   accountPages(router, deps);
   dataPages(router, deps);
   patternPages(router, deps);
@@ -27,5 +31,8 @@ export function webRoutes(deps: Deps): Router {
   attributePages(router, deps);
   simpleTokenPages(router, deps);
   yourAccountPages(router, deps);
+  insightPages(router, deps);
+  // Last: /data/<attribute> must not take the data pages' own addresses (web/links.ts).
+  attributePageRoutes(router, deps);
   return router;
 }
