@@ -9,8 +9,8 @@ import type Koa from 'koa';
 import { html, trustedHtml, type Html } from './html';
 
 const CSS = `
-:root{color-scheme:light dark;--ink:#1d2430;--muted:#566071;--line:#dde2ea;--accent:#2f6f5e;--accent-ink:#fff;--bad:#a12a2a;--bg:#f6f7f9;--surface:#fff;--field:#fff;--field-line:#8a94a3;--code:#eef1f5;--notice:#eaf5f1;--notice-line:#b6dccd;--error-bg:#fbeeee;--error-line:#e6bcbc;--today:#e3f1eb;--h1:#e4f1ec;--h2:#b9ddd0;--h3:#7fbfa9;--h4:#3f9479;--h5:#1f5e4b;--h-ink:#1d2430;--h-ink-dark:#fff;--neg:#b0562f}
-@media (prefers-color-scheme: dark){:root{--ink:#e6e9ee;--muted:#a9b2bf;--line:#333b47;--accent:#58b096;--accent-ink:#0c1512;--bad:#ff8f8f;--bg:#12161c;--surface:#1b2129;--field:#10141a;--field-line:#6b7686;--code:#252c36;--notice:#17302a;--notice-line:#2f5e50;--error-bg:#3a1c1c;--error-line:#6e3535;--today:#1f3a31;--h1:#1c3a31;--h2:#245444;--h3:#2f7a62;--h4:#46a486;--h5:#8fdcc1;--h-ink:#e6e9ee;--h-ink-dark:#0c1512;--neg:#e08a62}}
+:root{color-scheme:light dark;--ink:#1d2430;--muted:#566071;--line:#dde2ea;--accent:#2f6f5e;--accent-ink:#fff;--bad:#a12a2a;--bg:#f6f7f9;--surface:#fff;--field:#fff;--field-line:#8a94a3;--code:#eef1f5;--notice:#eaf5f1;--notice-line:#b6dccd;--error-bg:#fbeeee;--error-line:#e6bcbc;--today:#e3f1eb;--h1:#e4f1ec;--h2:#b9ddd0;--h3:#8cc8b4;--h4:#2f7a62;--h5:#1f5e4b;--h-ink:#1d2430;--h-ink-dark:#fff;--neg:#b0562f}
+@media (prefers-color-scheme: dark){:root{--ink:#e6e9ee;--muted:#a9b2bf;--line:#333b47;--accent:#58b096;--accent-ink:#0c1512;--bad:#ff8f8f;--bg:#12161c;--surface:#1b2129;--field:#10141a;--field-line:#6b7686;--code:#252c36;--notice:#17302a;--notice-line:#2f5e50;--error-bg:#3a1c1c;--error-line:#6e3535;--today:#1f3a31;--h1:#1c3a31;--h2:#245444;--h3:#2b6b56;--h4:#5fb597;--h5:#a5e4cd;--h-ink:#e6e9ee;--h-ink-dark:#0c1512;--neg:#e08a62}}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg);overflow-wrap:break-word}
@@ -130,6 +130,7 @@ p.why{margin:.3rem 0 0;font-size:.9rem}
 @media (prefers-color-scheme: dark){.stars{color:#f0b429}}
 details.numbers{margin-top:.8rem}
 details.numbers summary{cursor:pointer}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .hero{padding:1.6rem 1.4rem}
 .hero p{font-size:1.1rem}
 `;

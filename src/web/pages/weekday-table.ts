@@ -18,7 +18,7 @@ function heat(value: number, low: number, high: number): string {
 }
 
 export function weekdayTable(rows: ReadonlyArray<{ label: string; name?: string; valueType: number; average: AverageObject }>): Html {
-  return html`<div class="scroll"><table class="weekdays">
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="Medians by weekday"><table class="weekdays">
 <thead><tr><th scope="col">Attribute</th><th scope="col">Overall</th>${WEEKDAYS.map((d) => html`<th scope="col">${d.slice(0, 3).replace(/^./, (c) => c.toUpperCase())}</th>`)}</tr></thead>
 <tbody>${rows.map(({ label, name, valueType, average }) => {
     const values = WEEKDAYS.map((d) => average[d]);
