@@ -65,7 +65,13 @@ export function shortDate(date: string): string {
   return new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 }
 
-/** A chart of one series over days, with its value axis, day labels and marked lines. */
+/** The key of a chart's marked lines (drawn below it, so labels never cover the data). */
+export function marksKey(marks: ChartOptions['marks']): Html {
+  if (!marks || marks.length === 0) return html``;
+  return html`<p class="marks muted">${marks.map((m, i) => html`<span class="key-line mark${i}" aria-hidden="true"></span> ${m.label} `)}</p>`;
+}
+
+/** A chart of one series over days, with its value axis, day labels and marked lines (their key: `marksKey`). */
 export function dayChart(options: ChartOptions): Html {
   const width = options.width ?? 720;
   const height = options.height ?? 240;
@@ -91,7 +97,7 @@ ${dayTicks(options.points).map((p) => html`<text x="${n(centre(p.date))}" y="${h
 ${options.kind === 'bars'
   ? html`<g class="series">${present.map((p) => html`<rect class="bar" data-date="${p.date}" data-value="${p.value}" x="${n(x(p.date) ?? 0)}" width="${n(Math.max(1, x.bandwidth()))}" y="${n(Math.min(y(p.value), y(Math.max(0, y.domain()[0]))))}" height="${n(Math.abs(y(Math.max(0, y.domain()[0])) - y(p.value)))}"></rect>`)}</g>`
   : html`<g class="series">${path ? html`<path class="line" d="${path}"></path>` : ''}${present.map((p) => html`<circle class="point" data-date="${p.date}" data-value="${p.value}" cx="${n(centre(p.date))}" cy="${n(y(p.value))}" r="${n(radius)}"></circle>`)}</g>`}
-${(options.marks ?? []).map((m) => html`<g class="mark"><line x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(m.value))}" y2="${n(y(m.value))}"></line><text x="${width - MARGIN.right}" y="${n(y(m.value) - 4)}" text-anchor="end">${m.label}</text></g>`)}
+${(options.marks ?? []).map((m, i) => html`<line class="mark mark${i}" data-value="${m.value}" x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(m.value))}" y2="${n(y(m.value))}"></line>`)}
 </svg>`;
 }
 

@@ -16,9 +16,9 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--bg);overflow-wrap:break-word}
 a{color:var(--accent)}
 header{background:var(--surface);border-bottom:1px solid var(--line)}
-header .bar{max-width:960px;margin:0 auto;padding:.6rem 1rem;display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
+header .bar{max-width:1240px;margin:0 auto;padding:.6rem 1rem;display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap}
 header .brand{font-weight:700;color:var(--accent);text-decoration:none;margin-right:auto}
-header nav{display:flex;gap:.2rem .9rem;flex-wrap:wrap;align-items:center}
+header nav{display:flex;gap:.2rem .8rem;font-size:.95rem;flex-wrap:wrap;align-items:center}
 header nav a{color:var(--ink);text-decoration:none;padding:.2rem 0}
 header nav a:hover{text-decoration:underline}
 header form{margin:0}
@@ -100,7 +100,9 @@ svg .axis line.grid{stroke:var(--line)}
 svg .line{fill:none;stroke:var(--accent);stroke-width:2}
 svg .point{fill:var(--accent)}
 svg .bar{fill:var(--accent)}
-svg .mark line{stroke:var(--ink);stroke-dasharray:5 4;stroke-width:1}
+svg .mark{stroke:var(--ink);stroke-width:1.5}
+.mark0{stroke-dasharray:6 4}.mark1{stroke-dasharray:2 3}
+.key-line{display:inline-block;width:2rem;height:0;border-top:2px dashed var(--ink);vertical-align:middle;margin-left:.6rem}.key-line.mark1{border-top-style:dotted}
 .second .line{stroke:var(--neg)}
 .second .point,.second .bar{fill:var(--neg)}
 svg.spark{width:120px;height:28px}

@@ -15,7 +15,7 @@ import { listInsightEntries } from '../../domain/insights';
 import { addDays, localDate } from '../../domain/time';
 import { HttpError, notFound } from '../../http/errors';
 import { monthBounds, monthCalendar, monthName, shiftMonth } from '../calendar';
-import { shortDate } from '../charts';
+import { marksKey, shortDate } from '../charts';
 import { correlationItem } from '../correlation-view';
 import { html, type Html } from '../html';
 import { attributeHref } from '../links';
@@ -103,7 +103,7 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
 <section class="card" aria-labelledby="over-time"><h2 id="over-time">Over time</h2>
 <nav class="tabs" aria-label="Days shown">${SPANS.map((s) => (s === span ? html`<strong aria-current="page">${s} days</strong>` : html`<a href="${self}?days=${s}&amp;month=${month}">${s} days</a>`))}</nav>
 ${isCharted(type)
-  ? html`${values.length === 0 ? html`<p class="muted">No values in the last ${span} days.</p>` : ''}${attributeChart({ label, valueType: type, points, marks })}`
+  ? html`${values.length === 0 ? html`<p class="muted">No values in the last ${span} days.</p>` : ''}${attributeChart({ label, valueType: type, points, marks })}${marksKey(marks)}`
   : html`<p class="muted">${label} is text: it is listed below rather than drawn.</p>`}
 ${numbersTable(row, span)}
 </section>
