@@ -85,8 +85,10 @@ const SIDEWAYS = `(() => {
   return problems;
 })()`;
 
+/** A screenshot's file name: the path, with the app's random client id written as "app" (so reruns overwrite). */
 function fileName(path: string, size: string): string {
-  return `page-${size}-${path.replace(/\?.*$/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}.png`;
+  const stable = path.replace(/\?.*$/, '').replace(/^\/settings\/apps\/(?!no-such-app)[^/]+$/, '/settings/apps/app');
+  return `page-${size}-${stable.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}.png`;
 }
 
 async function visitAll(visit: (path: string, size: (typeof SIZES)[number]) => Promise<void>, list: readonly string[]): Promise<void> {
