@@ -38,7 +38,7 @@ export interface ChartOptions {
   height?: number;
 }
 
-const MARGIN = { top: 12, right: 12, bottom: 28, left: 56 };
+const MARGIN = { top: 12, right: 12, bottom: 30, left: 64 };
 
 /** A number for an SVG attribute: short, and never "NaN". */
 function n(value: number): string {
@@ -93,7 +93,7 @@ export function dayChart(options: ChartOptions): Html {
   return html`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${idOf(options.title)}-t ${idOf(options.title)}-d" preserveAspectRatio="xMidYMid meet">
 <title id="${idOf(options.title)}-t">${options.title}</title><desc id="${idOf(options.title)}-d">${options.desc}</desc>
 <g class="axis">${yTicks.map((t) => html`<line x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(t))}" y2="${n(y(t))}" class="grid"></line><text x="${MARGIN.left - 6}" y="${n(y(t) + 4)}" text-anchor="end">${options.format(t)}</text>`)}
-${dayTicks(options.points).map((p) => html`<text x="${n(centre(p.date))}" y="${height - 8}" text-anchor="middle">${shortDate(p.date)}</text>`)}</g>
+${dayTicks(options.points).map((p, i, all) => html`<text x="${n(i === 0 ? MARGIN.left : i === all.length - 1 ? width - MARGIN.right : centre(p.date))}" y="${height - 8}" text-anchor="${i === 0 ? 'start' : i === all.length - 1 ? 'end' : 'middle'}">${shortDate(p.date)}</text>`)}</g>
 ${options.kind === 'bars'
   ? html`<g class="series">${present.map((p) => html`<rect class="bar" data-date="${p.date}" data-value="${p.value}" x="${n(x(p.date) ?? 0)}" width="${n(Math.max(1, x.bandwidth()))}" y="${n(Math.min(y(p.value), y(Math.max(0, y.domain()[0]))))}" height="${n(Math.abs(y(Math.max(0, y.domain()[0])) - y(p.value)))}"></rect>`)}</g>`
   : html`<g class="series">${path ? html`<path class="line" d="${path}"></path>` : ''}${present.map((p) => html`<circle class="point" data-date="${p.date}" data-value="${p.value}" cx="${n(centre(p.date))}" cy="${n(y(p.value))}" r="${n(radius)}"></circle>`)}</g>`}
@@ -137,12 +137,12 @@ export function scatter(options: { title: string; desc: string; pairs: ReadonlyA
   const ys = options.pairs.map((p) => p.y);
   const span = (values: number[]): [number, number] => (values.length === 0 ? [0, 1] : Math.min(...values) === Math.max(...values) ? [Math.min(...values) - 1, Math.max(...values) + 1] : [Math.min(...values), Math.max(...values)]);
   const x = scaleLinear().domain(span(xs)).range([MARGIN.left, width - MARGIN.right]).nice();
-  const y = scaleLinear().domain(span(ys)).range([height - MARGIN.bottom - 14, MARGIN.top]).nice();
+  const y = scaleLinear().domain(span(ys)).range([height - MARGIN.bottom - 14, MARGIN.top + 18]).nice();
   return html`<svg class="chart scatter" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${idOf(options.title)}-t ${idOf(options.title)}-d">
 <title id="${idOf(options.title)}-t">${options.title}</title><desc id="${idOf(options.title)}-d">${options.desc}</desc>
 <g class="axis">${y.ticks(4).map((t) => html`<line x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(t))}" y2="${n(y(t))}" class="grid"></line><text x="${MARGIN.left - 6}" y="${n(y(t) + 4)}" text-anchor="end">${options.formatY(t)}</text>`)}
 ${x.ticks(4).map((t) => html`<text x="${n(x(t))}" y="${height - 26}" text-anchor="middle">${options.formatX(t)}</text>`)}
-<text x="${(MARGIN.left + width - MARGIN.right) / 2}" y="${height - 6}" text-anchor="middle">${options.xLabel} →</text></g>
+<text x="${(MARGIN.left + width - MARGIN.right) / 2}" y="${height - 6}" text-anchor="middle">${options.xLabel} →</text><text x="${MARGIN.left}" y="14" text-anchor="start">↑ ${options.yLabel}</text></g>
 <g class="series">${options.pairs.map((p) => html`<circle class="point" data-date="${p.date}" data-x="${p.x}" data-y="${p.y}" cx="${n(x(p.x))}" cy="${n(y(p.y))}" r="3.5"></circle>`)}</g>
 </svg>`;
 }

@@ -95,7 +95,8 @@ label.choice input:focus-visible+span{outline:2px solid var(--accent);outline-of
 .savebar{position:sticky;bottom:0;background:var(--surface);border:1px solid var(--line);border-radius:10px;padding:.7rem 1rem;margin:0 0 1rem;display:flex;gap:.5rem 1rem;align-items:center;flex-wrap:wrap;box-shadow:0 -2px 8px rgba(0,0,0,.08)}
 svg{max-width:100%}
 svg.chart{width:100%;height:auto;display:block}
-svg .axis text,svg .mark text{font-size:12px;fill:var(--muted)}
+svg .axis text{font-size:12px;fill:var(--muted)}
+@media (max-width:600px){svg.chart:not(.scatter) .axis text{font-size:24px}}
 svg .axis line.grid{stroke:var(--line)}
 svg .line{fill:none;stroke:var(--accent);stroke-width:2}
 svg .point{fill:var(--accent)}
@@ -113,9 +114,9 @@ svg.rbar .pos{fill:var(--accent)}
 svg.rbar .neg{fill:var(--neg)}
 svg.rbar line{stroke:var(--ink)}
 .tabs{display:flex;gap:1rem;flex-wrap:wrap;margin:0 0 .6rem}
-table.calendar{table-layout:fixed;max-width:28rem}
+table.calendar{table-layout:fixed;max-width:28rem;border-collapse:separate;border-spacing:3px}
 table.calendar th{text-align:center;padding:.2rem}
-table.calendar td{text-align:center;padding:0;border:2px solid var(--surface);height:2.6rem}
+table.calendar td{text-align:center;padding:0;border:2px solid transparent;border-radius:4px;height:2.6rem}
 table.calendar td a{display:block;line-height:2.4rem;text-decoration:none;color:inherit}
 table.calendar td.empty{border:2px dashed var(--field-line)}
 table.calendar td.future{color:var(--muted)}

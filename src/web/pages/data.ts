@@ -169,7 +169,7 @@ ${results.length === 0
     ? html`<form method="post" action="/data/day" class="day">
 <input type="hidden" name="csrf_token" value="${nav.csrf}"><input type="hidden" name="date" value="${date}">
 ${groups}
-<div class="savebar"><button type="submit">Save ${shortDay(date)}</button> <span class="muted">Saves everything you track by hand for this day at once. An empty field keeps the day's value.</span></div>
+<div class="savebar"><button type="submit">Save ${shortDay(date)}</button> <span class="muted">Saves the whole day at once; an empty field keeps its value.</span></div>
 </form>`
     : groups}
 ${insightGroups(insights.results, date, person.timezone)}
