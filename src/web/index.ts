@@ -17,6 +17,7 @@ import { dataPages } from './pages/data';
 import { patternPages } from './pages/patterns';
 import { profilePages } from './pages/profile';
 import { simpleTokenPages } from './pages/simple-token';
+import { trackPages } from './pages/track';
 import { yourAccountPages } from './pages/your-account';
 
 export function webRoutes(deps: Deps): Router {
@@ -24,6 +25,7 @@ export function webRoutes(deps: Deps): Router {
   homePages(router, deps);
   accountPages(router, deps);
   dataPages(router, deps);
+  trackPages(router, deps);
   patternPages(router, deps);
   profilePages(router, deps);
   appPages(router, deps);
