@@ -127,14 +127,19 @@ test('the sideways check fails on a page that is too wide', async () => {
 
 test('axe-core finds no violations on any page, on a phone and on a laptop, in light and dark', async () => {
   const found: Record<string, unknown[]> = {};
+  const audit = (colorScheme: string) => async (path: string, size: (typeof SIZES)[number]) => {
+    // Evaluated through the DevTools protocol, so the pages' CSP (no script) does not stop it.
+    await page.evaluate(AXE_SOURCE);
+    const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })))`)) as unknown[];
+    if (result.length > 0) found[`${colorScheme} ${size.width} ${path}`] = result;
+  };
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    await visitAll(async (path, size) => {
-      // Evaluated through the DevTools protocol, so the pages' CSP (no script) does not stop it.
-      await page.evaluate(AXE_SOURCE);
-      const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })))`)) as unknown[];
-      if (result.length > 0) found[`${colorScheme} ${size.width} ${path}`] = result;
-    }, [...paths, '/']);
+    await visitAll(audit(colorScheme), paths);
+    // Logged out: the front page, log in, sign up.
+    await browser.context.clearCookies();
+    await visitAll(audit(colorScheme), ['/', '/login', '/signup']);
+    await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
   }
   await page.emulateMedia({ colorScheme: 'light' });
   expect(found).toEqual({});
