@@ -7,6 +7,9 @@
 import Router from '@koa/router';
 import type { Deps } from '../deps';
 import { accountPages } from './pages/account';
+import { attributePageRoutes } from './pages/attribute';
+import { homePages } from './pages/home';
+import { insightPages } from './pages/insights';
 import { appPages } from './pages/apps';
 import { attributePages } from './pages/attributes';
 import { connectedAppPages } from './pages/connected-apps';
@@ -14,12 +17,15 @@ import { dataPages } from './pages/data';
 import { patternPages } from './pages/patterns';
 import { profilePages } from './pages/profile';
 import { simpleTokenPages } from './pages/simple-token';
+import { trackPages } from './pages/track';
 import { yourAccountPages } from './pages/your-account';
 
 export function webRoutes(deps: Deps): Router {
   const router = new Router();
+  homePages(router, deps);
   accountPages(router, deps);
   dataPages(router, deps);
+  trackPages(router, deps);
   patternPages(router, deps);
   profilePages(router, deps);
   appPages(router, deps);
@@ -27,5 +33,8 @@ export function webRoutes(deps: Deps): Router {
   attributePages(router, deps);
   simpleTokenPages(router, deps);
   yourAccountPages(router, deps);
+  insightPages(router, deps);
+  // Last: /data/<attribute> must not take the data pages' own addresses (web/links.ts).
+  attributePageRoutes(router, deps);
   return router;
 }

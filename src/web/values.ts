@@ -50,6 +50,8 @@ export function formatValue(valueType: number, value: JsonValue): string {
 export function inputValue(valueType: number, value: JsonValue): string {
   if (value === null) return '';
   if (typeof value === 'number') {
+    // A duration is offered back as h:mm, the way it is typed (docs/pages.md, "The day's form").
+    if (valueType === VALUE_TYPES.period) return `${Math.floor(value / 60)}:${String(Math.round(value % 60)).padStart(2, '0')}`;
     if (valueType === VALUE_TYPES.timeOfDay) return clock(value);
     if (valueType === VALUE_TYPES.timeFromMidday) return clock(value + MIDDAY);
     if (valueType === VALUE_TYPES.percentage) return String(Math.round(value * 1000) / 10);
@@ -61,7 +63,7 @@ export function inputValue(valueType: number, value: JsonValue): string {
 export function inputHint(valueType: number): string {
   switch (valueType) {
     case VALUE_TYPES.period:
-      return 'minutes, or hours:minutes';
+      return 'h:mm';
     case VALUE_TYPES.timeOfDay:
     case VALUE_TYPES.timeFromMidday:
       return 'HH:MM';

@@ -93,10 +93,10 @@ test('a person signs up, creates an app, authorises it from the app after loggin
   await Promise.all([page.waitForURL(`${app.baseUrl}/data/track`), page.click('main a[href="/data/track"]')]);
   await page.selectOption('#template', 'mood');
   await Promise.all([page.waitForURL(/\/data\?notice=tracking&attribute=mood/), page.click('form:has(#template) button[type=submit]')]);
-  await page.fill('tr.enter input[name=value]', '7');
-  await Promise.all([page.waitForURL(/\/data\?date=.*&notice=saved&attribute=mood$/), page.click('tr.enter button[type=submit]')]);
-  expect(await page.textContent('[role=status]')).toBe('Saved Mood.');
-  expect(await page.textContent('#attribute-mood td.day')).toBe('7');
+  await page.click('label.choice:has(input[name="v:mood"][value="7"])');
+  await Promise.all([page.waitForURL(/\/data\?date=.*&notice=saved$/), page.click('.savebar button[type=submit]')]);
+  expect(await page.textContent('[role=status]')).toBe('Saved.');
+  expect(await page.textContent('#attribute-mood .value')).toBe('7');
 
   // Create an app (a confidential client with a loopback redirect URI).
   await page.click('a[href="/settings/apps"]');

@@ -1,6 +1,6 @@
 /**
- * Your data (/data) and tracking by hand (/data/track, /data/values): a person sees their week of
- * values, starts tracking something by hand (Daybook's built-in service becomes its owner, as any
+ * Your data (/data) and tracking by hand (/data/track, /data/values): a person sees the day's
+ * values with a sparkline of the last 30 days, starts tracking something by hand (Daybook's built-in service becomes its owner, as any
  * app would through acquire or create), enters values as they read them (times, durations, per
  * cent, yes/no), and what they enter is what the API returns. Bad input is a 400 page that names
  * the problem and changes nothing; values of attributes an app owns cannot be entered here.
@@ -64,11 +64,19 @@ async function attribute(p: Person, name: string) {
   return res.body.results[0];
 }
 
-/** The row of an attribute on the page, as text. */
+/** The line of an attribute on the page (its label, source and the day's value; not its field), as text. */
 function rowText(html: string, name: string): string {
-  const start = html.indexOf(`<tr id="attribute-${name}">`);
+  const start = html.indexOf(`<li id="attribute-${name}"`);
   if (start < 0) return '';
-  return html.slice(start, html.indexOf('</tr>', start)).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  const item = html.slice(start, html.indexOf('</li>', start));
+  const line = item.includes('<div class="entry') ? item.slice(0, item.indexOf('<div class="entry')) : item;
+  return line.replace(/<title>[^<]*<\/title>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** The day's value shown for an attribute. */
+function dayValueShown(html: string, name: string): string {
+  const start = html.indexOf(`<li id="attribute-${name}"`);
+  return /<div class="value" data-date="[^"]+">([^]*?)<\/div>/.exec(html.slice(start))?.[1] ?? '';
 }
 
 const valuesOf = async (p: Person) => app.db('attribute_values').where({ user_id: p.user.id }).orderBy(['attribute_id', 'date']).select('attribute_id', 'date', 'value_num', 'value_text');
@@ -106,17 +114,18 @@ test('tracking a template by hand makes Daybook its owner, and a value entered i
 
   const page = await app.get(`/data?date=${p.today}&notice=saved&attribute=mood`, { ...PAGE, session: p.session });
   expect(page.text).toContain('Saved Mood.');
-  expect(rowText(page.text, 'mood')).toMatch(/^Mood( \S+)* 7 Daybook$/);
+  expect(rowText(page.text, 'mood')).toMatch(/^Mood Daybook 7$/);
   // Its entry form shows the day's value.
-  expect(page.text).toMatch(/<input type="hidden" name="name" value="mood"><input type="hidden" name="date" value="\d{4}-\d{2}-\d{2}">\n<input type="text" name="value" value="7"/);
+  // The day's form offers mood as nine choices, the day's one chosen.
+  expect([...page.text.matchAll(/<input type="radio" name="v:mood" value="(\d)"( checked)?>/g)].map((m) => m[1] + (m[2] ?? ''))).toEqual(['1', '2', '3', '4', '5', '6', '7 checked', '8', '9']);
 });
 
 test.each([
   ['sleep_start', '23:30', 690, '23:30', '23:30'],
   ['sleep_start', '01:15', 795, '01:15', '01:15'],
   ['sleep_end', '06:45', 405, '06:45', '06:45'],
-  ['sleep', '7:30', 450, '7 h 30 min', '450'],
-  ['sleep', '45', 45, '45 min', '45'],
+  ['sleep', '7:30', 450, '7 h 30 min', '7:30'],
+  ['sleep', '45', 45, '45 min', '0:45'],
   ['body_fat', '21,5', 0.215, '21.5 %', '21.5'],
   ['steps_distance', '4.2', 4.2, '4.2', '4.2'],
   ['mood_note', '  calm <b>day</b>  ', '  calm <b>day</b>  ', '  calm &lt;b&gt;day&lt;/b&gt;  ', '  calm &lt;b&gt;day&lt;/b&gt;  '],
@@ -126,11 +135,11 @@ test.each([
   expect((await enter(p, name, typed)).status).toBe(303);
   expect(await apiValue(p, name)).toBe(stored);
   const page = await app.get('/data', { ...PAGE, session: p.session });
-  const start = page.text.indexOf(`<tr id="attribute-${name}">`);
-  expect(page.text.slice(start, page.text.indexOf('</tr>', start))).toContain(`<td class="day">${shown}</td>`);
+  expect(dayValueShown(page.text, name)).toBe(shown);
   // The entry form offers the value back for editing in the notation it is typed in (a note in a text area).
-  const entry = page.text.slice(page.text.indexOf(`<input type="hidden" name="name" value="${name}">`));
-  const field = name === 'mood_note' ? /^[^]*?<textarea name="value"[^>]*>([^<]*)<\/textarea>/.exec(entry) : /^[^]*?<input type="text" name="value" value="([^"]*)"/.exec(entry);
+  const field = name === 'mood_note'
+    ? new RegExp(`<textarea id="v:${name}" name="v:${name}"[^>]*>([^<]*)</textarea>`).exec(page.text)
+    : new RegExp(`<input type="text" id="v:${name}" name="v:${name}" value="([^"]*)"`).exec(page.text);
   expect(field?.[1]).toBe(edit);
 });
 
@@ -164,8 +173,8 @@ test("an app's attribute shows its values but no entry form, and a value posted 
   expect((await app.post('/api/2/attributes/update/', { bearer: writer, json: [{ name: 'steps', date: p.today, value: 8123 }] })).status).toBe(200);
 
   const page = await app.get('/data', { ...PAGE, session: p.session });
-  expect(rowText(page.text, 'steps')).toMatch(/^Steps( \S+)* 8123 Step Counter$/);
-  expect(page.text).not.toContain('<input type="hidden" name="name" value="steps">');
+  expect(rowText(page.text, 'steps')).toMatch(/^Steps Step Counter 8123$/);
+  expect(page.text).not.toContain('name="v:steps"');
   const refused = await enter(p, 'steps', '9000');
   expect(refused.status).toBe(400);
   expect(refused.text).toContain('Steps was not saved: Attribute steps does not belong to this service');
@@ -196,7 +205,7 @@ test('something of their own: created with a name from its label; a tag entered 
   expect((await enter(p, 'went_swimming', 'yes')).status).toBe(303);
   expect(await apiValue(p, 'went_swimming')).toBe(1);
   const page = await app.get('/data', { ...PAGE, session: p.session });
-  expect(rowText(page.text, 'went_swimming')).toMatch(/ Yes Daybook$/);
+  expect(rowText(page.text, 'went_swimming')).toBe('Went swimming Daybook Yes');
 });
 
 test('a track form the rules refuse is a 400 page that keeps what was typed, and creates nothing', async () => {
@@ -235,7 +244,7 @@ test('a form without its anti-forgery token is refused and changes nothing; anot
   expect(await apiValue(other, 'mood')).toBeNull();
 });
 
-test('any day can be shown: a week of values ending with it, links to the days around it, none past today', async () => {
+test('any day can be shown: its value, a sparkline of the 30 days ending with it, links to the days around it, none past today', async () => {
   const p = await person();
   await track(p, { kind: 'template', template: 'weight' });
   const earlier = addDays(p.today, -10);
@@ -244,9 +253,14 @@ test('any day can be shown: a week of values ending with it, links to the days a
   }
   const page = await app.get(`/data?date=${earlier}`, { ...PAGE, session: p.session });
   expect(page.status).toBe(200);
-  // Seven days ending with the chosen one: the value of 17 days ago is outside the week.
-  expect(rowText(page.text, 'weight')).toMatch(/^Weight \(kg\)( \S+)* 79\.5 79 Daybook$/);
-  expect(rowText(page.text, 'weight')).not.toContain('80');
+  expect(rowText(page.text, 'weight')).toBe('Weight (kg) Daybook 79');
+  // The sparkline draws the days with a value among the 30 ending with the chosen one, and none after it.
+  const item = page.text.slice(page.text.indexOf('<li id="attribute-weight"'));
+  const spark = item.slice(item.indexOf('<svg class="spark"'), item.indexOf('</svg>'));
+  expect([...spark.matchAll(/data-date="([^"]+)" data-value="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual([
+    [addDays(p.today, -17), '80'], [addDays(p.today, -13), '79.5'], [addDays(p.today, -10), '79'],
+  ]);
+  expect(spark).toContain('3 of the last 30 days have a value, from 79 to 80');
   expect(page.text).toContain(`href="/data?date=${addDays(earlier, -1)}" rel="prev"`);
   expect(page.text).toContain(`href="/data?date=${addDays(earlier, 1)}" rel="next"`);
   const today = await app.get('/data', { ...PAGE, session: p.session });

@@ -12,6 +12,7 @@ import { localDate } from '../../src/domain/time';
 import { READ_SCOPES } from '../../src/domain/scopes';
 import { escapeHtml } from '../../src/web/html';
 import { formatValue } from '../../src/web/values';
+import { roundFor } from '../../src/web/series-view';
 import type { User } from '../../src/domain/users';
 
 jest.setTimeout(60_000);
@@ -34,7 +35,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const sentences = (page: string) => [...page.matchAll(/<li><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
+const sentences = (page: string) => [...page.matchAll(/<li class="correlation"><a href="[^"]+"><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
 const capitalised = (text: string) => escapeHtml(text.charAt(0).toUpperCase() + text.slice(1));
 
 test.each([
@@ -60,11 +61,10 @@ test('the newest medians of each attribute, overall and per weekday, as people r
     expect([average.attribute, start > 0]).toEqual([average.attribute, true]);
     const row = page.text.slice(start, page.text.indexOf('</tr>', start));
     const type = types.get(average.attribute)!;
-    const rounded = [3, 4, 6].includes(type) ? Math.round(average.overall) : Math.round(average.overall * 100) / 100;
-    expect(row).toContain(`<td class="day">${formatValue(type, rounded)}</td>`);
+    expect(row).toContain(`</th><td>${formatValue(type, roundFor(type, average.overall))}</td>`);
   }
   // Bedtime is a time of day: shown as a clock time, not minutes.
-  expect(page.text).toMatch(/<tr id="average-sleep_start"><td><strong>Bedtime<\/strong><\/td><td class="day">\d\d:\d\d<\/td>/);
+  expect(page.text).toMatch(/<tr id="average-sleep_start"><th scope="row"><a href="\/data\/sleep_start">Bedtime<\/a><\/th><td>\d\d:\d\d<\/td>/);
 });
 
 test('a person with nothing derived yet is told why; nobody sees another person’s patterns; logged out goes to log in', async () => {

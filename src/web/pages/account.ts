@@ -86,11 +86,6 @@ function afterLogin(ctx: Koa.Context, next: string | undefined): void {
 }
 
 export function accountPages(router: Router, deps: Deps): void {
-  router.get('/', page(deps, async (ctx) => {
-    ctx.status = 303;
-    ctx.redirect((await currentSession(ctx, deps)) ? '/data' : '/login');
-  }));
-
   router.get('/login', page(deps, async (ctx) => {
     const next = safeNext(ctx.query.next);
     if (await currentSession(ctx, deps)) return afterLogin(ctx, next);

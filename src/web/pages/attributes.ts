@@ -8,6 +8,7 @@ import type { Deps } from '../../deps';
 import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/attribute-settings';
 import { checked, field, readForm } from '../forms';
 import { html } from '../html';
+import { attributeHref } from '../links';
 import { noticeAttribute, noticeCode } from '../notices';
 import { sendPage } from '../layout';
 import { assertCsrf, page, requireSession } from '../page';
@@ -50,7 +51,7 @@ ${attributes.length > 0
 <thead><tr><th>Attribute</th><th>Group</th><th>Owner</th><th>Change</th></tr></thead>
 <tbody>${attributes.map(
       (attribute) => html`<tr id="attribute-${attribute.name}">
-<td><strong>${attribute.label}</strong><br><code>${attribute.name}</code>${attribute.manual ? html` <span class="muted">manual</span>` : ''}</td>
+<td><a href="${attributeHref(attribute.name)}"><strong>${attribute.label}</strong></a><br><code>${attribute.name}</code>${attribute.manual ? html` <span class="muted">manual</span>` : ''}</td>
 <td>${attribute.groupLabel}</td>
 <td>${attribute.active ? (attribute.owner ? attribute.owner.label : 'Nobody') : html`<span class="muted">Inactive</span>`}</td>
 <td><form method="post" action="/settings/attributes/${encodeURIComponent(attribute.name)}">

@@ -31,7 +31,7 @@ function when(at: Date): string {
 /** The person's sessions, this one marked, each with a button that ends it. */
 function sessionsCard(sessions: SessionSummary[], current: Session, csrf: string): Html {
   return html`<div class="card"><h2>Where you are logged in</h2>
-<table><thead><tr><th>Browser</th><th>Logged in</th><th>Last active</th><th></th></tr></thead>
+<table><thead><tr><th>Browser</th><th>Logged in</th><th>Last active</th><th><span class="visually-hidden">End</span></th></tr></thead>
 <tbody>${sessions.map(
     (s) => html`<tr class="session"><td>${s.userAgent || html`<span class="muted">Unknown browser</span>`}</td><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td>
 <td>${s.idHash === current.idHash ? html`<strong>This browser</strong>` : html`<form method="post" action="/settings/account/sessions/end"><input type="hidden" name="csrf_token" value="${csrf}"><input type="hidden" name="session" value="${s.idHash}"><button type="submit" class="secondary">Log out</button></form>`}</td></tr>`,
