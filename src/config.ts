@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/settings';
 
 export interface Config {
   /** PORT: TCP port the HTTP server listens on. */
@@ -64,6 +65,8 @@ export interface Config {
   workerConcurrency: number;
   /** METRICS_TOKEN: bearer token a Prometheus scraper sends to GET /metrics (at least 16 characters); unset = no metrics endpoint. */
   metricsToken: string | undefined;
+  /** Webhook delivery (WEBHOOK_* settings, documented in src/webhooks/jobs.ts); loopback endpoints only outside production. */
+  webhooks: WebhookSettings;
 }
 
 /** Thrown when a setting has a value the service cannot run with. */
@@ -177,6 +180,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: flag(env, 'WORKERS', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 1, 1, 32),
     metricsToken,
+    webhooks: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      coalesceMs: integer(env, 'WEBHOOK_COALESCE_MS', DEFAULT_WEBHOOK_SETTINGS.coalesceMs, 0, 600_000),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', DEFAULT_WEBHOOK_SETTINGS.pollMs, 50, 600_000),
+      retryDelaySeconds: integer(env, 'WEBHOOK_RETRY_DELAY_SECONDS', DEFAULT_WEBHOOK_SETTINGS.retryDelaySeconds, 1, 3600),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_SETTINGS.timeoutMs, 100, 60_000),
+      allowLoopback: (env.NODE_ENV || 'development') !== 'production',
+    },
   };
 }
 

@@ -14,6 +14,8 @@ import { findUserBySimpleToken, findUserBySimpleTokenAndCount } from '../domain/
 import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/sessions';
 import { READ_SCOPES } from '../domain/scopes';
 import { hashCredential } from '../domain/credentials';
+import type { OAuthClient } from '../domain/clients';
+import { authenticateApp } from './app-credentials';
 
 const REALM = 'realm="daybook"';
 
@@ -41,6 +43,8 @@ const TOKEN68 = /^[A-Za-z0-9\-._~+/]{1,512}=*$/;
 
 interface Resolved {
   principal?: Principal;
+  /** An app authenticated as itself (HTTP Basic client credentials; ./app-credentials.ts). */
+  app?: OAuthClient;
   problem?: HttpError;
   /** The request's rate-limit count, when it was taken with the credentials' lookup. */
   count?: QuotaCount;
@@ -85,6 +89,7 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
       }
       return { problem: unauthorized('The simple token is invalid or has been reset.', `Token ${REALM}`) };
     }
+    if (scheme === 'basic') return authenticateApp(db, header.trim());
     return { problem: unauthorized('Unsupported authorization scheme: use "Bearer <access token>" or "Token <simple token>".', `Bearer ${REALM}`) };
   }
   const sessionId = ctx.cookies.get(SESSION_COOKIE);
@@ -120,8 +125,9 @@ export interface CountedRequests {
 export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
   return async (ctx, next) => {
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
-    const { principal, problem, count } = await resolve(ctx, db, now(), quota);
+    const { principal, app, problem, count } = await resolve(ctx, db, now(), quota);
     ctx.state.principal = principal;
+    ctx.state.app = app;
     ctx.state.authProblem = problem;
     ctx.state.quotaCount = count;
     await next();

@@ -12,6 +12,7 @@ import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as A
 import { BUNDLES_DIR } from '../paths';
 import { badRequest, forbidden, HttpError, methodNotAllowed, type FieldProblem } from './errors';
 import { credentialsMissing } from './auth';
+import { appCredentialsNeeded } from './app-credentials';
 import { parseBody } from './body';
 import type { Principal } from '../domain/principal';
 
@@ -73,6 +74,9 @@ function unauthorizedHandler(c: ApiContext, ctx: Koa.Context): never {
   const principal = ctx.state.principal as Principal | undefined;
   const problem = ctx.state.authProblem as HttpError | undefined;
   if (problem) throw problem;
+  const schemes = (c.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+  // Operations about the app itself take only its client credentials, never a person's token.
+  if (schemes.length === 1 && schemes[0] === 'ClientCredentials') throw appCredentialsNeeded();
   if (!principal) throw credentialsMissing();
   // Valid credentials of a kind this operation does not take: only OAuth2 clients write.
   const accepts = (c.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
@@ -129,6 +133,9 @@ export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhan
     if (api.definition.components?.securitySchemes?.[scheme]) {
       api.registerSecurityHandler(scheme, (_c: ApiContext, ctx: Koa.Context) => (ctx.state.principal as Principal | undefined)?.kind === SCHEME_KINDS[scheme]);
     }
+  }
+  if (api.definition.components?.securitySchemes?.ClientCredentials) {
+    api.registerSecurityHandler('ClientCredentials', (_c: ApiContext, ctx: Koa.Context) => ctx.state.app !== undefined);
   }
   if (api.definition.components?.securitySchemes?.ClientBasic) {
     // HTTP Basic client authentication at the token endpoint is checked by the grant handlers.
