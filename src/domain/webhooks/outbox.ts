@@ -149,12 +149,11 @@ async function messagesFor(client: SqlClient, changes: ValueChange[], events: Ot
   const userIds = [...new Set([...changes.map((c) => String(c.user_id)), ...events.map((e) => String(e.user_id))])];
   const attributeIds = [...new Set([...changes.map((c) => String(c.attribute_id)), ...events.filter((e) => e.data.attribute_id).map((e) => String(e.data.attribute_id))])];
   const clientPks = [...new Set(events.flatMap((e) => [e.client_pk, e.data.previous_owner_pk, e.data.owner_pk]).filter((pk) => pk !== null && pk !== undefined).map(String))];
-  const [{ rows: subscriptions }, usernames, attributes, services] = await Promise.all([
-    subscriptionsOf(client, userIds),
-    namesOf(client, 'users', 'username', userIds),
-    attributesOf(client, attributeIds),
-    namesOf(client, 'oauth_clients', 'client_id', clientPks),
-  ]);
+  // One after another: they share one connection.
+  const { rows: subscriptions } = await subscriptionsOf(client, userIds);
+  const usernames = await namesOf(client, 'users', 'username', userIds);
+  const attributes = await attributesOf(client, attributeIds);
+  const services = await namesOf(client, 'oauth_clients', 'client_id', clientPks);
   const messages: Message[] = [];
   const people = changesByPerson(changes);
   for (const subscription of subscriptions) {
