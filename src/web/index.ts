@@ -8,6 +8,7 @@ import Router from '@koa/router';
 import type { Deps } from '../deps';
 import { accountPages } from './pages/account';
 import { appPages } from './pages/apps';
+import { appWebhookPages } from './pages/app-webhooks';
 import { attributePages } from './pages/attributes';
 import { connectedAppPages } from './pages/connected-apps';
 import { dataPages } from './pages/data';
@@ -23,6 +24,7 @@ export function webRoutes(deps: Deps): Router {
   patternPages(router, deps);
   profilePages(router, deps);
   appPages(router, deps);
+  appWebhookPages(router, deps);
   connectedAppPages(router, deps);
   attributePages(router, deps);
   simpleTokenPages(router, deps);

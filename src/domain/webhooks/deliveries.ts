@@ -82,6 +82,8 @@ export async function recordAttempt(db: Knex, delivery: Delivery, endpoint: Webh
     await trx('webhook_endpoints')
       .where({ id: endpoint.id })
       .update({ disabled_at: now, disabled_reason: `Disabled ${now.toISOString()}: every delivery failed for 24 hours (the last: ${attemptSummary(attempt)}).` });
+    // No retry follows to a disabled endpoint.
+    await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed' });
     return { disabled: true };
   });
 }
