@@ -10,6 +10,7 @@ import { startReceiver, waitUntil, type Receiver, type Received } from '../suppo
 import { disconnectApp } from '../../src/domain/connected-apps';
 import type { User } from '../../src/domain/users';
 import type { OAuthClient } from '../../src/domain/clients';
+import { verifyWebhook } from '../../src/client';
 
 let app: TestApp;
 let receiver: Receiver;
@@ -127,4 +128,42 @@ test('disconnecting the app sends grant.revoked, and the person\'s later changes
   await waitUntil('the outbox drained', async () => (await app.db('webhook_value_changes').where({ user_id: s.person.id })).length === 0);
   expect(await storedAbout(s.person.username, 'values.updated')).toEqual([]);
   expect(bodies(about(s.person.username, 'values.updated'))).toEqual([]);
+});
+
+test('attribute.ownership_changed tells of a release that leaves an attribute inactive, only for attributes the app may read', async () => {
+  const s = await scene(['attribute.ownership_changed']);
+  const released = await app.post('/api/2/attributes/release/', { bearer: s.writerToken, json: [{ name: 'steps' }, { name: 'mood' }] });
+  expect(released.status).toBe(200);
+  const inactive = (event: any) => about(s.person.username, 'attribute.ownership_changed')(event) && event.data.change === 'made_inactive';
+  await waitUntil('the ownership event', () => bodies(inactive).length > 0);
+  await waitUntil('the outbox drained', async () => (await app.db('webhook_events').where({ user_id: s.person.id })).length === 0);
+  const events = (await storedAbout(s.person.username, 'attribute.ownership_changed')).map((d: { body: string }) => JSON.parse(d.body)).filter(inactive);
+  // mood is outside the listener's scopes.
+  expect(events.map((e: any) => e.data)).toEqual([
+    { username: s.person.username, attribute: 'steps', change: 'made_inactive', previous_owner: expect.any(String), owner: null, active: false },
+  ]);
+  expect(signatureValid(s.endpoint.secret, bodies(inactive)[0].message)).toBe(true);
+});
+
+test('derived.updated follows a derive of the person\'s data', async () => {
+  const s = await scene(['derived.updated']);
+  await app.post('/api/2/attributes/update/', { bearer: s.writerToken, json: [{ name: 'steps', date: '2026-11-05', value: 10 }] });
+  await app.jobs!.enqueueDerive(s.person.id);
+  await waitUntil('derived.updated', () => bodies(about(s.person.username, 'derived.updated')).length > 0, 30_000);
+  const [{ event, message }] = bodies(about(s.person.username, 'derived.updated'));
+  expect(event.data).toEqual({ username: s.person.username, kinds: expect.arrayContaining(['averages', 'correlations']), date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  expect(signatureValid(s.endpoint.secret, message)).toBe(true);
+});
+
+test('the typed client\'s verifyWebhook accepts what Daybook sent and refuses a changed body, a wrong secret and an old timestamp', async () => {
+  const s = await scene();
+  await app.post('/api/2/attributes/update/', { bearer: s.writerToken, json: [{ name: 'steps', date: '2026-11-06', value: 4 }] });
+  await waitUntil('the event', () => bodies(about(s.person.username, 'values.updated')).length > 0);
+  const [{ message }] = bodies(about(s.person.username, 'values.updated'));
+  const verified = verifyWebhook(s.endpoint.secret, message.headers as Record<string, string>, message.body);
+  expect(verified).toMatchObject({ ok: true, id: message.headers['webhook-id'], event: { type: 'values.updated', data: { username: s.person.username } } });
+  expect(verifyWebhook(s.endpoint.secret, message.headers as Record<string, string>, message.body.replace('steps', 'sleep')).ok).toBe(false);
+  expect(verifyWebhook(`whsec_${crypto.randomBytes(32).toString('base64')}`, message.headers as Record<string, string>, message.body).ok).toBe(false);
+  const later = new Date((Number(message.headers['webhook-timestamp']) + 600) * 1000);
+  expect(verifyWebhook(s.endpoint.secret, message.headers as Record<string, string>, message.body, { now: later })).toEqual({ ok: false, reason: 'webhook-timestamp is too old or too new' });
 });
