@@ -73,6 +73,8 @@ export interface JobsOptions {
   pollingIntervalSeconds?: number;
   /** People the hourly sweep reads per query (default SWEEP_PAGE). */
   sweepPageSize?: number;
+  /** How often pg-boss's maintenance runs (expiring the jobs of dead workers), in seconds (pg-boss's default 120; tests shorten it). */
+  maintenanceIntervalSeconds?: number;
   /** Webhook delivery settings (src/webhooks/jobs.ts). */
   webhooks?: WebhookSettings;
   /** Replaces the per-person work (tests). */
@@ -138,7 +140,12 @@ async function serialised<T>(db: Knex, work: () => Promise<T>): Promise<T> {
 export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const { db, logger, now } = options;
   const work = options.work ?? true;
-  const boss = new PgBoss({ connectionString: options.connectionString, max: 3, application_name: 'daybook-jobs' });
+  const boss = new PgBoss({
+    connectionString: options.connectionString,
+    max: 3,
+    application_name: 'daybook-jobs',
+    ...(options.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds } : {}),
+  });
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
   await boss.start();
   await serialised(db, async () => {

@@ -5,7 +5,8 @@
  *
  * The dispatcher runs every `pollMs` on every worker process; runs on several processes at once
  * are safe (each takes outbox rows the others do not hold). A delivery job killed half-way (the
- * worker died) expires after EXPIRE_SECONDS and is retried: the same message, the same webhook-id.
+ * worker died) expires after `expireSeconds` and is retried by pg-boss's maintenance: the same
+ * message, the same webhook-id.
  */
 import type PgBoss from 'pg-boss';
 import type { Knex } from 'knex';
@@ -20,9 +21,6 @@ export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './settings';
 
 export const DELIVER_QUEUE = 'webhook-deliver';
 
-/** A delivery job that has not finished in this long (a killed worker) is retried. */
-const EXPIRE_SECONDS = 60;
-
 
 export interface DeliveryJob {
   deliveryId: number;
@@ -32,7 +30,7 @@ export interface DeliveryJob {
 const onConnection = (client: SqlClient): PgBoss.Db => ({ executeSql: (text, values) => client.query(text, values) });
 
 export function deliveryJobOptions(settings: WebhookSettings): PgBoss.SendOptions {
-  return { retryLimit: settings.retryLimit, retryDelay: settings.retryDelaySeconds, retryBackoff: true, expireInSeconds: EXPIRE_SECONDS };
+  return { retryLimit: settings.retryLimit, retryDelay: settings.retryDelaySeconds, retryBackoff: true, expireInSeconds: settings.expireSeconds };
 }
 
 /** Runs `work` in a transaction on a connection of its own, as a pg client (pg-boss needs one). */

@@ -10,8 +10,10 @@ export interface WebhookSettings {
   retryLimit: number;
   /** WEBHOOK_TIMEOUT_MS: an attempt, connection included, is cut off after this long. */
   timeoutMs: number;
+  /** WEBHOOK_EXPIRE_SECONDS: a delivery job still running after this long (its worker died) is retried; above the timeout. */
+  expireSeconds: number;
   /** Loopback endpoints are called outside production only. */
   allowLoopback: boolean;
 }
 
-export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { coalesceMs: 2000, pollMs: 1000, retryDelaySeconds: 5, retryLimit: 14, timeoutMs: 5000, allowLoopback: false };
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { coalesceMs: 2000, pollMs: 1000, retryDelaySeconds: 5, retryLimit: 14, timeoutMs: 5000, expireSeconds: 60, allowLoopback: false };
