@@ -21,6 +21,9 @@ export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './settings';
 
 export const DELIVER_QUEUE = 'webhook-deliver';
 
+/** How long a message is retried. */
+const RETRY_FOR_MS = 24 * 3600_000;
+
 
 export interface DeliveryJob {
   deliveryId: number;
@@ -90,7 +93,8 @@ export async function startWebhookJobs(options: WebhookJobsOptions): Promise<Web
     const at = now();
     const headers = signedHeaders(signingSecrets(endpoint, at), delivery.message_id, Math.floor(at.getTime() / 1000), delivery.body);
     const attempt = await postWebhook(endpoint.url, headers, delivery.body, { timeoutMs: settings.timeoutMs, allowLoopback: settings.allowLoopback });
-    const final = job.retryCount >= job.retryLimit;
+    // Retried for 24 hours (docs/webhooks.md): the first failure after that, or the last retry, is final.
+    const final = job.retryCount >= job.retryLimit || at.getTime() - new Date(delivery.created_at).getTime() >= RETRY_FOR_MS;
     const { disabled } = await recordAttempt(db, delivery, endpoint, attempt, at, final);
     const summary = { delivery: delivery.message_id, endpoint: endpoint.public_id, outcome: attemptSummary(attempt), ms: Math.round(attempt.latencyMs) };
     if (succeeded(attempt)) {

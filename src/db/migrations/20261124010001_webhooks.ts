@@ -37,8 +37,10 @@ export async function up(knex: Knex): Promise<void> {
     );
     create index webhook_endpoints_client_idx on webhook_endpoints (client_pk);
 
+    -- No foreign key: its per-row check made every write's outbox rows cost half as much again
+    -- (test/bench/webhook-write-cost.ts); a deleted person's rows are dropped by the dispatcher.
     create table webhook_value_changes (
-      user_id bigint not null references users (id) on delete cascade,
+      user_id bigint not null,
       attribute_id bigint not null,
       date date not null,
       changed_at timestamptz not null default now(),
