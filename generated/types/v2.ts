@@ -3938,6 +3938,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -4044,6 +4045,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The app has no webhook endpoint with this id. */
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
