@@ -38,6 +38,12 @@ async function isAccessToken(db: Knex, token: string): Promise<boolean> {
   return Boolean(await db('tokens').where({ access_hash: hashCredential(token) }).first('id'));
 }
 
+/** Does the request's operation (matched before authentication) take the app's client credentials? */
+function takesAppCredentials(ctx: Koa.Context): boolean {
+  const operation = ctx.state.operation as { security?: Array<Record<string, unknown>> } | undefined;
+  return (operation?.security ?? []).some((requirement) => 'ClientCredentials' in requirement);
+}
+
 /** A credential is at most 512 characters of token68 characters (RFC 7235). */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]{1,512}=*$/;
 
@@ -89,7 +95,9 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
       }
       return { problem: unauthorized('The simple token is invalid or has been reset.', `Token ${REALM}`) };
     }
-    if (scheme === 'basic') return authenticateApp(db, header.trim());
+    // HTTP Basic is the app's own client credentials, for the operations that take them only; on
+    // any other path it stays an unsupported scheme.
+    if (scheme === 'basic' && takesAppCredentials(ctx)) return authenticateApp(db, header.trim());
     return { problem: unauthorized('Unsupported authorization scheme: use "Bearer <access token>" or "Token <simple token>".', `Bearer ${REALM}`) };
   }
   const sessionId = ctx.cookies.get(SESSION_COOKIE);
