@@ -6,8 +6,9 @@
  * server-side loop (no round trips) in a transaction that is rolled back, in three states,
  * alternating, several rounds:
  * the webhook triggers disabled (before this feature), enabled with no endpoint anywhere, and
- * enabled with an endpoint (every write records its outbox rows). Both the insert (a new day) and
- * the update (a day that has a value) paths are measured. Reports the median time per statement.
+ * enabled with an endpoint (every write records its outbox row). Each statement writes 30
+ * attributes of one day, the usual shape of a sync batch: a new day (the insert path) or a day
+ * that has values (the update path). Reports the median time per statement.
  * The machine's other load still shows: compare the columns of one run, not runs.
  */
 import pg from 'pg';
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
       say(`Server-side time of one 30-row value write statement, ms (median over ${ROUNDS} rounds of ${STATEMENTS_PER_CELL} statements in a server-side loop):`);
       say('| Path | ' + STATES.join(' | ') + ' |');
       for (const path of ['insert', 'update']) {
-        say(`| ${path} (30 days ${path === 'insert' ? 'without' : 'with'} a value) | ${STATES.map((s) => median(times.get(`${path}|${s}`)!).toFixed(3)).join(' | ')} |`);
+        say(`| ${path} (30 attributes of ${path === 'insert' ? 'a new day' : 'a day with values'}) | ${STATES.map((s) => median(times.get(`${path}|${s}`)!).toFixed(3)).join(' | ')} |`);
       }
     } finally {
       await client.end();

@@ -8,10 +8,10 @@
  * endpoint (`disabled_at`, `disabled_reason` shown to the app's owner).
  *
  * The outbox, written in the same transaction as the change it records, drained by the workers:
- * - `webhook_value_changes`: (person, attribute, day) whose value was written, filled by statement
- *   triggers on `attribute_values` (so every write path records, and the one-statement write path
- *   gains no round trip). A row keeps the time of its first change: the dispatcher sends the
- *   person's changes once the oldest is older than the coalescing window.
+ * - `webhook_value_changes`: (person, day) and the attributes whose value was written that day,
+ *   filled by statement triggers on `attribute_values` (so every write path records, and the
+ *   one-statement write path gains no round trip). A row keeps the time of its first change: the
+ *   dispatcher sends the person's changes once the oldest is older than the coalescing window.
  * - `webhook_events`: other events (grant.revoked, attribute.ownership_changed, derived.updated).
  *
  * `webhook_deliveries`: one message to one endpoint: its `webhook-id`, its body (signed again on
@@ -37,14 +37,16 @@ export async function up(knex: Knex): Promise<void> {
     );
     create index webhook_endpoints_client_idx on webhook_endpoints (client_pk);
 
-    -- No foreign key: its per-row check made every write's outbox rows cost half as much again
-    -- (test/bench/webhook-write-cost.ts); a deleted person's rows are dropped by the dispatcher.
+    -- One row per person and day, with the attributes written that day: a batch writing many
+    -- attributes of a day adds one row. No foreign key: its check made each write's outbox rows
+    -- cost half as much again (test/bench/webhook-write-cost.ts); a deleted person's rows are
+    -- dropped by the dispatcher.
     create table webhook_value_changes (
       user_id bigint not null,
-      attribute_id bigint not null,
       date date not null,
+      attribute_ids bigint[] not null,
       changed_at timestamptz not null default now(),
-      primary key (user_id, attribute_id, date)
+      primary key (user_id, date)
     );
 
     create table webhook_events (
@@ -80,9 +82,11 @@ export async function up(knex: Knex): Promise<void> {
     create function webhook_record_value_changes() returns trigger language plpgsql as $$
     begin
       if exists (select 1 from webhook_endpoints where disabled_at is null) then
-        insert into webhook_value_changes (user_id, attribute_id, date)
-        select distinct n.user_id, n.attribute_id, n.date from written n order by 1, 2, 3
-        on conflict (user_id, attribute_id, date) do nothing;
+        insert into webhook_value_changes as c (user_id, date, attribute_ids)
+        select n.user_id, n.date, array_agg(distinct n.attribute_id order by n.attribute_id) from written n group by 1, 2 order by 1, 2
+        on conflict (user_id, date) do update
+          set attribute_ids = array(select distinct a from unnest(c.attribute_ids || excluded.attribute_ids) as a order by a)
+          where not (excluded.attribute_ids <@ c.attribute_ids);
       end if;
       return null;
     end $$;

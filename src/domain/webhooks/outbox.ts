@@ -37,6 +37,13 @@ interface ValueChange {
   date: string;
 }
 
+/** A row of the value outbox: a person's day and the attributes written on it. */
+interface ValueChangeRow {
+  user_id: string;
+  date: string;
+  attribute_ids: string[];
+}
+
 interface OtherEvent {
   user_id: string;
   client_pk: string | null;
@@ -66,19 +73,22 @@ interface Message {
   body: string;
 }
 
-const takeValueChanges = (client: SqlClient, coalesceMs: number, limit: number) =>
-  client.query(
+/** Takes the due rows of the value outbox, one (person, attribute, day) per change. */
+async function takeValueChanges(client: SqlClient, coalesceMs: number, limit: number): Promise<ValueChange[]> {
+  const { rows } = (await client.query(
     `delete from webhook_value_changes c
-      using (select user_id, attribute_id, date from webhook_value_changes
+      using (select user_id, date from webhook_value_changes
               where user_id in (select user_id from webhook_value_changes group by user_id
                                 having min(changed_at) <= now() - $1 * interval '1 millisecond')
-              order by user_id, attribute_id, date
+              order by user_id, date
               limit $2
                 for update skip locked) d
-      where c.user_id = d.user_id and c.attribute_id = d.attribute_id and c.date = d.date
-      returning c.user_id, c.attribute_id, c.date::text as date`,
+      where c.user_id = d.user_id and c.date = d.date
+      returning c.user_id, c.date::text as date, c.attribute_ids`,
     [coalesceMs, limit],
-  ) as Promise<{ rows: ValueChange[] }>;
+  )) as { rows: ValueChangeRow[] };
+  return rows.flatMap((row) => row.attribute_ids.map((id) => ({ user_id: row.user_id, attribute_id: String(id), date: row.date })));
+}
 
 const takeEvents = (client: SqlClient, limit: number) =>
   client.query(
@@ -234,7 +244,7 @@ const takeResends = (client: SqlClient, limit: number) =>
 export async function dispatchOutbox(client: SqlClient, now: Date, options: DispatchOptions): Promise<number> {
   const limit = options.limit ?? 5000;
   const { rows: resends } = await takeResends(client, limit);
-  const { rows: changes } = await takeValueChanges(client, options.coalesceMs, limit);
+  const changes = await takeValueChanges(client, options.coalesceMs, limit);
   const { rows: events } = await takeEvents(client, limit);
   const messages = changes.length === 0 && events.length === 0 ? [] : await messagesFor(client, changes, events, now.toISOString());
   const { rows: created } = messages.length === 0 ? { rows: [] } : await client.query(
