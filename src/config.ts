@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/settings';
 
 export interface Config {
   /** PORT: TCP port the HTTP server listens on. */
@@ -64,6 +65,8 @@ export interface Config {
   workerConcurrency: number;
   /** METRICS_TOKEN: bearer token a Prometheus scraper sends to GET /metrics (at least 16 characters); unset = no metrics endpoint. */
   metricsToken: string | undefined;
+  /** Webhook delivery (WEBHOOK_* settings, documented in src/webhooks/jobs.ts); loopback endpoints only outside production. */
+  webhooks: WebhookSettings;
 }
 
 /** Thrown when a setting has a value the service cannot run with. */
@@ -144,6 +147,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (metricsToken !== undefined && !/^\S{16,}$/.test(metricsToken)) {
     throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces.');
   }
+  const webhookTimeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_SETTINGS.timeoutMs, 100, 60_000);
+  if (integer(env, 'WEBHOOK_EXPIRE_SECONDS', DEFAULT_WEBHOOK_SETTINGS.expireSeconds, 2, 3600) * 1000 <= webhookTimeoutMs) {
+    throw new ConfigError('WEBHOOK_EXPIRE_SECONDS must be above WEBHOOK_TIMEOUT_MS: a delivery still running is not retried while it may yet succeed.');
+  }
   const dbStatementTimeoutMs = integer(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 0, 3_600_000);
   const dbQueryTimeoutMs = integer(env, 'DB_QUERY_TIMEOUT_MS', 20_000, 0, 3_600_000);
   if (dbQueryTimeoutMs > 0 && dbStatementTimeoutMs > 0 && dbQueryTimeoutMs <= dbStatementTimeoutMs) {
@@ -177,6 +184,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: flag(env, 'WORKERS', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 1, 1, 32),
     metricsToken,
+    webhooks: {
+      ...DEFAULT_WEBHOOK_SETTINGS,
+      coalesceMs: integer(env, 'WEBHOOK_COALESCE_MS', DEFAULT_WEBHOOK_SETTINGS.coalesceMs, 0, 600_000),
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', DEFAULT_WEBHOOK_SETTINGS.pollMs, 50, 600_000),
+      retryDelaySeconds: integer(env, 'WEBHOOK_RETRY_DELAY_SECONDS', DEFAULT_WEBHOOK_SETTINGS.retryDelaySeconds, 1, 3600),
+      timeoutMs: webhookTimeoutMs,
+      expireSeconds: integer(env, 'WEBHOOK_EXPIRE_SECONDS', DEFAULT_WEBHOOK_SETTINGS.expireSeconds, 2, 3600),
+      allowLoopback: (env.NODE_ENV || 'development') !== 'production',
+    },
   };
 }
 

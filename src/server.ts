@@ -80,6 +80,7 @@ async function main(): Promise<void> {
       logger,
       now,
       concurrency: config.workerConcurrency,
+      webhooks: config.webhooks,
     });
   }
 

@@ -561,8 +561,245 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/2/webhooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the app's webhook endpoints
+         * @description Lists the webhook endpoints of the app whose client credentials are sent (HTTP Basic), oldest
+         *     first, without their secrets. Paged: `limit` defaults to 20 and is at most 100 (an app has at
+         *     most 10 endpoints).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Creates a webhook endpoint for the app: a URL and the event types it receives. The answer holds
+         *     the signing secret (`whsec_…`), the only time it is shown. The URL must be HTTPS (plain http
+         *     only for localhost, 127.0.0.1 and [::1], and only when Daybook does not run in production), and
+         *     its host must not resolve to a private, link-local or loopback address. An app has at most 10
+         *     endpoints.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/2/webhooks/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One of the app's webhook endpoints, without its secret.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL (same rules as on creation), the event types, or turns a disabled endpoint back
+         *     on (`enabled: true`) or off. Fields left out stay as they are.
+         */
+        post: operations["updateWebhook"];
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint and its delivery history; nothing more is sent to it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/2/webhooks/{id}/rotate-secret/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Makes a new signing secret, shown this once. For 24 hours messages are signed with both the new
+         *     and the old secret (two signatures in `webhook-signature`), so the receiver can switch without
+         *     losing a message.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/2/webhooks/{id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's latest deliveries, newest first: when, which event, what the last attempt got
+         *     and how long it took. Paged: `limit` defaults to 20 and is at most 100.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/2/webhooks/{id}/deliveries/{message_id}/resend/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+                /** @description The delivery's message id (its `webhook-id`). */
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Sends the message again, with the same `webhook-id` and body, from the workers shortly after
+         *     (never within this request). Answers 202.
+         */
+        post: operations["resendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "values.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Values of a person changed
+         * @description Sent when values of a person who granted the app changed, whoever wrote them (a service, or the
+         *     person on Daybook's pages). Changes are coalesced: a person's changes wait a couple of seconds
+         *     after the first, so a batch of 35 items is one event. Only attributes the app's grant may read
+         *     through the values endpoints are listed.
+         *
+         *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
+         *     until a 2xx answer (for about 24 hours).
+         */
+        post: operations["receiveValuesUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "attribute.ownership_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An attribute changed owner
+         * @description Sent when an attribute the app may read changed owner service or active state: acquired, handed
+         *     over (an acquire from another service, a release to the next service, or the person's choice),
+         *     made inactive.
+         *
+         *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
+         *     until a 2xx answer (for about 24 hours).
+         */
+        post: operations["receiveOwnershipChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "derived.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New derived data of a person
+         * @description Sent when a person's weekly averages and correlations, or new insights, were computed, to apps
+         *     whose grant has a read scope.
+         *
+         *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
+         *     until a 2xx answer (for about 24 hours).
+         */
+        post: operations["receiveDerivedUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "grant.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person disconnected the app
+         * @description Sent to the app a person disconnected (on Daybook's connected apps page). Its tokens for that
+         *     person stopped working; no further events about them follow.
+         *
+         *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
+         *     until a 2xx answer (for about 24 hours).
+         */
+        post: operations["receiveGrantRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1656,6 +1893,278 @@ export interface components {
              */
             token: string;
         };
+        /**
+         * @description A webhook event type (each is described under this document's webhooks).
+         * @example values.updated
+         * @enum {string}
+         */
+        WebhookEventType: "values.updated" | "attribute.ownership_changed" | "derived.updated" | "grant.revoked";
+        /** @description One of the app's webhook endpoints. The signing secret is never shown here, only when the endpoint is created and when its secret is rotated. */
+        WebhookEndpoint: {
+            /**
+             * @description The endpoint's id.
+             * @example ep_3q2Xw9vLk1mZc0aB7dE4
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description Where events are POSTed. HTTPS; plain http only for localhost, 127.0.0.1 and [::1] (development).
+             * @example https://stepcounter.example.com/daybook/webhooks
+             */
+            url: string;
+            /** @description The event types this endpoint receives. */
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description False once the endpoint was disabled (after 24 hours of failed deliveries, or by the app); nothing is sent to it then.
+             * @example true
+             */
+            enabled: boolean;
+            /**
+             * @description Why the endpoint was disabled, or `null`.
+             * @example null
+             */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed deliveries (UTC), or `null` when the last delivery succeeded.
+             * @example null
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was created (UTC).
+             * @example 2026-11-24T09:30:00.000Z
+             */
+            created: string;
+        };
+        /** @description A page of the app's webhook endpoints, oldest first. */
+        WebhookEndpointList: components["schemas"]["Paged"] & {
+            /** @description This page's endpoints. */
+            results: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description A new webhook endpoint. */
+        WebhookEndpointInput: {
+            /**
+             * @description Where events are POSTed. HTTPS (plain http only for loopback hosts, outside production); a host resolving to a private, link-local or loopback address is refused.
+             * @example https://stepcounter.example.com/daybook/webhooks
+             */
+            url: string;
+            /** @description The event types to receive. */
+            events: components["schemas"]["WebhookEventType"][];
+        };
+        /** @description A webhook endpoint with its signing secret, shown this once (on creation and on rotation). */
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The signing secret, `whsec_` and base64. Keep it; Daybook cannot show it again.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @description Changes to a webhook endpoint; fields left out stay as they are. */
+        WebhookEndpointChanges: {
+            /**
+             * @description A new URL, under the same rules as on creation.
+             * @example https://stepcounter.example.com/daybook/webhooks-v2
+             */
+            url?: string;
+            /** @description The event types to receive from now on. */
+            events?: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description `true` turns a disabled endpoint back on; `false` disables it.
+             * @example true
+             */
+            enabled?: boolean;
+        };
+        /** @description One message sent (or being sent) to an endpoint, as its last attempt left it. */
+        WebhookDelivery: {
+            /**
+             * @description The message id, sent as `webhook-id` on every attempt.
+             * @example msg_2KWPBgLlAfxdpx2AI54pPJ
+             */
+            id: string;
+            event: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded for this endpoint (UTC).
+             * @example 2026-11-24T09:31:02.120Z
+             */
+            created: string;
+            /**
+             * @description `pending` while attempts remain, `delivered` after a 2xx answer, `failed` when retries ran out or the endpoint was disabled.
+             * @example delivered
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /**
+             * @description Attempts made.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the last attempt was made (UTC), or `null`.
+             * @example 2026-11-24T09:31:03.004Z
+             */
+            last_attempt: string | null;
+            /**
+             * @description The HTTP status of the last attempt, or `null` when none came (timeout, refused address, connection error).
+             * @example 200
+             */
+            last_status: number | null;
+            /**
+             * @description What went wrong when no status came, or `null`.
+             * @example null
+             */
+            last_error: string | null;
+            /**
+             * @description How long the last attempt took, in milliseconds.
+             * @example 48
+             */
+            last_latency_ms: number | null;
+        };
+        /** @description The endpoint's latest deliveries, newest first. */
+        WebhookDeliveryList: components["schemas"]["Paged"] & {
+            /** @description This page's deliveries. */
+            results: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description values.updated: days of one person whose values changed, per attribute, coalesced over a short window (a batch of up to 35 items, or batches sent a moment apart, make one event). */
+        ValuesUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @example values.updated
+             * @constant
+             */
+            type: "values.updated";
+            /**
+             * Format: date-time
+             * @description When the event was made (UTC).
+             * @example 2026-11-24T09:31:02.120Z
+             */
+            timestamp: string;
+            /** @description Whose values changed and where. Read the values themselves with `GET /api/2/attributes/with-values/`. */
+            data: {
+                /**
+                 * @description The person (as `GET /api/2/accounts/profile/` names them to the app).
+                 * @example alice
+                 */
+                username: string;
+                /** @description The attributes the app may read whose values changed, by name, each with the days that changed. */
+                attributes: {
+                    /**
+                     * @description The attribute's name.
+                     * @example steps
+                     */
+                    name: string;
+                    /** @description The days that changed, `YYYY-mm-dd`, oldest first. */
+                    dates: components["schemas"]["Date"][];
+                }[];
+            };
+        };
+        /** @description attribute.ownership_changed: an attribute of a person changed owner service or active state. */
+        OwnershipChangedEvent: {
+            /**
+             * @description The event type.
+             * @example attribute.ownership_changed
+             * @constant
+             */
+            type: "attribute.ownership_changed";
+            /**
+             * Format: date-time
+             * @description When the event was made (UTC).
+             * @example 2026-11-24T09:31:02.120Z
+             */
+            timestamp: string;
+            /** @description The attribute and its owners before and after. */
+            data: {
+                /**
+                 * @description The person.
+                 * @example alice
+                 */
+                username: string;
+                /**
+                 * @description The attribute's name.
+                 * @example steps
+                 */
+                attribute: string;
+                /**
+                 * @description `acquired`: a service took an attribute nobody owned; `handed_over`: the owner changed from one service to another (an acquire from another service, a release to the next service, or the person's choice); `made_inactive`: released with no service to take it; `reactivated`: active again with the same owner.
+                 * @example handed_over
+                 * @enum {string}
+                 */
+                change: "acquired" | "handed_over" | "made_inactive" | "reactivated";
+                /**
+                 * @description The service (client id) that owned it before, or `null`.
+                 * @example stepcounter
+                 */
+                previous_owner: string | null;
+                /**
+                 * @description The service that owns it now, or `null`.
+                 * @example fitbit-sync
+                 */
+                owner: string | null;
+                /**
+                 * @description Whether the attribute is active now.
+                 * @example true
+                 */
+                active: boolean;
+            };
+        };
+        /** @description derived.updated: new averages, correlations or insights of a person. */
+        DerivedUpdatedEvent: {
+            /**
+             * @description The event type.
+             * @example derived.updated
+             * @constant
+             */
+            type: "derived.updated";
+            /**
+             * Format: date-time
+             * @description When the event was made (UTC).
+             * @example 2026-11-24T09:31:02.120Z
+             */
+            timestamp: string;
+            /** @description What was computed. Read it with the averages, correlations and insights endpoints (which follow the read scopes). */
+            data: {
+                /**
+                 * @description The person.
+                 * @example alice
+                 */
+                username: string;
+                /**
+                 * @description Which kinds of derived data are new.
+                 * @example [
+                 *       "averages",
+                 *       "correlations"
+                 *     ]
+                 */
+                kinds: ("averages" | "correlations" | "insights")[];
+                /** @description The week's date (its Monday) for averages and correlations; the person's day for insights alone. */
+                date: components["schemas"]["Date"];
+            };
+        };
+        /** @description grant.revoked: the person disconnected the app; its tokens for them no longer work and no more events about them follow. */
+        GrantRevokedEvent: {
+            /**
+             * @description The event type.
+             * @example grant.revoked
+             * @constant
+             */
+            type: "grant.revoked";
+            /**
+             * Format: date-time
+             * @description When the event was made (UTC).
+             * @example 2026-11-24T09:31:02.120Z
+             */
+            timestamp: string;
+            /** @description Who disconnected the app. */
+            data: {
+                /**
+                 * @description The person.
+                 * @example alice
+                 */
+                username: string;
+            };
+        };
     };
     responses: {
         /** @description The request is malformed: a parameter or the body is invalid, or (without PUBLIC_URL) it names a host the service does not answer to. Nothing was changed. */
@@ -1829,6 +2338,16 @@ export interface components {
         date_max: components["schemas"]["Date"];
         /** @description Oldest date included, `YYYY-mm-dd`, inclusive. */
         date_min: components["schemas"]["Date"];
+        /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the Unix epoch. Refuse messages more than a few minutes old (replays). */
+        "webhook-timestamp": string;
+        /**
+         * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+         *     base64-decoded part of the endpoint's secret after `whsec_`. During the 24 hours after a secret
+         *     rotation there are two, separated by a space (new secret first): accept the message if any matches.
+         */
+        "webhook-signature": string;
     };
     requestBodies: never;
     headers: {
@@ -3308,6 +3827,634 @@ export interface operations {
             };
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Results per page; default 20, at most 100 (a larger value is treated as 100). */
+                limit?: components["parameters"]["limit"];
+                /**
+                 * @description Page number, from 1 (the default). Page 1 of an empty result is an empty list; a later page past
+                 *     the end answers 404 `{"detail": "Invalid page."}`.
+                 */
+                page?: components["parameters"]["page"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the app's endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 1,
+                     *       "next": null,
+                     *       "previous": null,
+                     *       "results": [
+                     *         {
+                     *           "id": "ep_3q2Xw9vLk1mZc0aB7dE4",
+                     *           "url": "https://stepcounter.example.com/daybook/webhooks",
+                     *           "events": [
+                     *             "values.updated",
+                     *             "grant.revoked"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabled_reason": null,
+                     *           "failing_since": null,
+                     *           "created": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://stepcounter.example.com/daybook/webhooks",
+                 *       "events": [
+                 *         "values.updated",
+                 *         "grant.revoked"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointInput"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ep_3q2Xw9vLk1mZc0aB7dE4",
+                     *       "url": "https://stepcounter.example.com/daybook/webhooks",
+                     *       "events": [
+                     *         "values.updated",
+                     *         "grant.revoked"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created": "2026-11-24T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The URL or the events are refused (the detail says why), or the app has 10 endpoints already. Nothing was created. */
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ep_3q2Xw9vLk1mZc0aB7dE4",
+                     *       "url": "https://stepcounter.example.com/daybook/webhooks",
+                     *       "events": [
+                     *         "values.updated",
+                     *         "grant.revoked"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "values.updated"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointChanges"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ep_3q2Xw9vLk1mZc0aB7dE4",
+                     *       "url": "https://stepcounter.example.com/daybook/webhooks",
+                     *       "events": [
+                     *         "values.updated",
+                     *         "grant.revoked"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description A change is refused (the detail says why). Nothing was changed. */
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ep_3q2Xw9vLk1mZc0aB7dE4",
+                     *       "url": "https://stepcounter.example.com/daybook/webhooks",
+                     *       "events": [
+                     *         "values.updated",
+                     *         "grant.revoked"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created": "2026-11-24T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Results per page; default 20, at most 100 (a larger value is treated as 100). */
+                limit?: components["parameters"]["limit"];
+                /**
+                 * @description Page number, from 1 (the default). Page 1 of an empty result is an empty list; a later page past
+                 *     the end answers 404 `{"detail": "Invalid page."}`.
+                 */
+                page?: components["parameters"]["page"];
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 1,
+                     *       "next": null,
+                     *       "previous": null,
+                     *       "results": [
+                     *         {
+                     *           "id": "msg_2KWPBgLlAfxdpx2AI54pPJ",
+                     *           "event": "values.updated",
+                     *           "created": "2026-11-24T09:31:02.120Z",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "last_attempt": "2026-11-24T09:31:03.004Z",
+                     *           "last_status": 200,
+                     *           "last_error": null,
+                     *           "last_latency_ms": 48
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+                /** @description The delivery's message id (its `webhook-id`). */
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery will be sent again. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2KWPBgLlAfxdpx2AI54pPJ",
+                     *       "event": "values.updated",
+                     *       "created": "2026-11-24T09:31:02.120Z",
+                     *       "status": "pending",
+                     *       "attempts": 3,
+                     *       "last_attempt": "2026-11-24T09:31:40.004Z",
+                     *       "last_status": 500,
+                     *       "last_error": null,
+                     *       "last_latency_ms": 31
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no such endpoint, or the endpoint no such delivery. */
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveValuesUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in seconds since the Unix epoch. Refuse messages more than a few minutes old (replays). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the endpoint's secret after `whsec_`. During the 24 hours after a secret
+                 *     rotation there are two, separated by a space (new secret first): accept the message if any matches.
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "values.updated",
+                 *       "timestamp": "2026-11-24T09:31:02.120Z",
+                 *       "data": {
+                 *         "username": "alice",
+                 *         "attributes": [
+                 *           {
+                 *             "name": "steps",
+                 *             "dates": [
+                 *               "2026-11-22",
+                 *               "2026-11-23"
+                 *             ]
+                 *           },
+                 *           {
+                 *             "name": "sleep_time",
+                 *             "dates": [
+                 *               "2026-11-23"
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValuesUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer means received; the body is not read past 4 KiB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 5 seconds) is a failure, retried later with the same `webhook-id`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveOwnershipChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in seconds since the Unix epoch. Refuse messages more than a few minutes old (replays). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the endpoint's secret after `whsec_`. During the 24 hours after a secret
+                 *     rotation there are two, separated by a space (new secret first): accept the message if any matches.
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "attribute.ownership_changed",
+                 *       "timestamp": "2026-11-24T09:31:02.120Z",
+                 *       "data": {
+                 *         "username": "alice",
+                 *         "attribute": "steps",
+                 *         "change": "handed_over",
+                 *         "previous_owner": "stepcounter",
+                 *         "owner": "fitbit-sync",
+                 *         "active": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OwnershipChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer means received; the body is not read past 4 KiB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 5 seconds) is a failure, retried later with the same `webhook-id`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveDerivedUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in seconds since the Unix epoch. Refuse messages more than a few minutes old (replays). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the endpoint's secret after `whsec_`. During the 24 hours after a secret
+                 *     rotation there are two, separated by a space (new secret first): accept the message if any matches.
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "derived.updated",
+                 *       "timestamp": "2026-11-24T09:31:02.120Z",
+                 *       "data": {
+                 *         "username": "alice",
+                 *         "kinds": [
+                 *           "averages",
+                 *           "correlations"
+                 *         ],
+                 *         "date": "2026-11-23"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DerivedUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer means received; the body is not read past 4 KiB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 5 seconds) is a failure, retried later with the same `webhook-id`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveGrantRevoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in seconds since the Unix epoch. Refuse messages more than a few minutes old (replays). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the endpoint's secret after `whsec_`. During the 24 hours after a secret
+                 *     rotation there are two, separated by a space (new secret first): accept the message if any matches.
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "grant.revoked",
+                 *       "timestamp": "2026-11-24T09:31:02.120Z",
+                 *       "data": {
+                 *         "username": "alice"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer means received; the body is not read past 4 KiB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 5 seconds) is a failure, retried later with the same `webhook-id`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

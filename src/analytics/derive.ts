@@ -16,6 +16,7 @@ import { INSIGHT_LOOKBACK_DAYS, findInsights } from './insights';
 import { loadUserData, type UserData } from './series';
 import { drainChanges, insertInsights, markInsightsRun, pendingChanges, recordWeek, replaceAverages, replaceCorrelations } from './store';
 import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
+import { recordDerivedUpdated } from '../domain/webhooks/record';
 
 /** Names the per-person advisory locks of derived data among the database's advisory locks. */
 const LOCK_NAMESPACE = 730_211_802;
@@ -106,6 +107,7 @@ export async function deriveUser(db: Knex, userId: number, options: DeriveOption
       durationMs: ms,
       computedAt: options.now,
     });
+    await recordDerivedUpdated(trx, userId, ['averages', 'correlations', ...(added > 0 ? ['insights'] : [])], date);
     return {
       userId,
       date,
@@ -146,6 +148,7 @@ export async function generateInsights(db: Knex, userId: number, options: { now:
     const added = await insertInsights(trx, userId, insights, options.now);
     await markInsightsRun(trx, userId, today);
     await drainChanges(trx, userId, changes);
+    if (added > 0) await recordDerivedUpdated(trx, userId, ['insights'], today);
     return { userId, today, found: insights.length, added };
   });
 }

@@ -29,6 +29,7 @@ import { localDate } from '../domain/time';
 import { deriveUser, generateInsights } from './derive';
 import { weekDate } from './week';
 import { sweepExpired } from '../domain/housekeeping';
+import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from '../webhooks/jobs';
 
 export const QUEUES = {
   derive: 'derive-user',
@@ -72,6 +73,10 @@ export interface JobsOptions {
   pollingIntervalSeconds?: number;
   /** People the hourly sweep reads per query (default SWEEP_PAGE). */
   sweepPageSize?: number;
+  /** How often pg-boss's maintenance runs (expiring the jobs of dead workers), in seconds (pg-boss's default 120; tests shorten it). */
+  maintenanceIntervalSeconds?: number;
+  /** Webhook delivery settings (src/webhooks/jobs.ts). */
+  webhooks?: WebhookSettings;
   /** Replaces the per-person work (tests). */
   run?: { derive?: (userId: number) => Promise<unknown>; insights?: (userId: number) => Promise<unknown> };
 }
@@ -86,6 +91,8 @@ export interface Jobs {
   sweep(): Promise<{ derive: number; insights: number }>;
   /** The value-changes sweep's work, callable directly. */
   sweepChanges(): Promise<number>;
+  /** The webhook dispatcher and delivery queue (src/webhooks/jobs.ts). */
+  webhooks: Webhooks;
   /** Stops taking jobs, lets running ones finish (up to `timeoutMs`), closes pg-boss's pool. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -133,13 +140,19 @@ async function serialised<T>(db: Knex, work: () => Promise<T>): Promise<T> {
 export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const { db, logger, now } = options;
   const work = options.work ?? true;
-  const boss = new PgBoss({ connectionString: options.connectionString, max: 3, application_name: 'daybook-jobs' });
+  const boss = new PgBoss({
+    connectionString: options.connectionString,
+    max: 3,
+    application_name: 'daybook-jobs',
+    ...(options.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds } : {}),
+  });
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
   await boss.start();
   await serialised(db, async () => {
     for (const name of Object.values(QUEUES)) {
       await boss.createQueue(name, { name, policy: 'stately' });
     }
+    await boss.createQueue(DELIVER_QUEUE, { name: DELIVER_QUEUE, policy: 'standard' });
   });
 
   const enqueueDerive = (userId: number) => boss.send(QUEUES.derive, { userId }, personOptions(userId));
@@ -197,6 +210,15 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const runDerive = options.run?.derive ?? ((userId: number) => deriveUser(db, userId, { now: now() }));
   const runInsights = options.run?.insights ?? ((userId: number) => generateInsights(db, userId, { now: now() }));
 
+  const webhooks = await startWebhookJobs({
+    boss,
+    db,
+    logger,
+    now,
+    settings: options.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
+    work,
+    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+  });
   if (work) {
     const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
     const concurrency = options.concurrency ?? 1;
@@ -238,6 +260,10 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     enqueueInsights,
     sweep,
     sweepChanges,
-    stop: (timeoutMs = 20_000) => boss.stop({ graceful: true, timeout: timeoutMs, wait: true }),
+    webhooks,
+    async stop(timeoutMs = 20_000) {
+      await webhooks.stop();
+      await boss.stop({ graceful: true, timeout: timeoutMs, wait: true });
+    },
   };
 }

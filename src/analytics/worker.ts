@@ -21,6 +21,7 @@ async function main(): Promise<void> {
     logger,
     now: () => new Date(),
     concurrency: config.workerConcurrency,
+    webhooks: config.webhooks,
   });
   logger.info({ database: database.description, concurrency: config.workerConcurrency }, `Daybook worker running using ${database.description}`);
 

@@ -28,7 +28,7 @@ export type QueryOf<K extends OperationId> = NonNullable<operations[K]['paramete
  */
 export type TidyPaged<T> = T extends { count: number; results: infer R } ? Omit<T, 'results'> & { results: Array<R extends ReadonlyArray<unknown> ? R[number] : never> } : T;
 /** The JSON body an operation answers on success (a batch's 200 and 202 share it). */
-export type ResultOf<K extends OperationId> = TidyPaged<JsonOf<operations[K]['responses'][200]>>;
+export type ResultOf<K extends OperationId> = TidyPaged<JsonOf<operations[K]['responses'] extends { 200: infer R } ? R : never>>;
 /** The JSON array body of a batch write. */
 export type ItemsOf<K extends 'updateAttributeValues' | 'incrementAttributeValues' | 'acquireAttributes' | 'releaseAttributes' | 'createAttributes'> =
   operations[K]['requestBody']['content']['application/json'];

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { discardPendingCodes } from './grants';
 import { liveTokenCondition, revokeClientTokensOfUser } from './tokens';
 import { ALL_SCOPE_NAMES } from './scopes';
+import { recordGrantRevoked } from './webhooks/record';
 
 export interface ConnectedApp {
   clientPk: number;
@@ -55,6 +56,7 @@ export async function disconnectApp(db: Knex, userId: number, clientId: string, 
   return db.transaction(async (trx) => {
     const revoked = await revokeClientTokensOfUser(trx, userId, client.id, now);
     await discardPendingCodes(trx, userId, client.id);
+    if (revoked > 0) await recordGrantRevoked(trx, userId, client.id);
     return revoked > 0;
   });
 }

@@ -14,6 +14,8 @@ import { findUserBySimpleToken, findUserBySimpleTokenAndCount, profileOf } from 
 import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/sessions';
 import { READ_SCOPES } from '../domain/scopes';
 import { hashCredential } from '../domain/credentials';
+import type { OAuthClient } from '../domain/clients';
+import { authenticateApp } from './app-credentials';
 
 const REALM = 'realm="daybook"';
 
@@ -36,11 +38,19 @@ async function isAccessToken(db: Knex, token: string): Promise<boolean> {
   return Boolean(await db('tokens').where({ access_hash: hashCredential(token) }).first('id'));
 }
 
+/** Does the request's operation (matched before authentication) take the app's client credentials? */
+function takesAppCredentials(ctx: Koa.Context): boolean {
+  const operation = ctx.state.operation as { security?: Array<Record<string, unknown>> } | undefined;
+  return (operation?.security ?? []).some((requirement) => 'ClientCredentials' in requirement);
+}
+
 /** A credential is at most 512 characters of token68 characters (RFC 7235). */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]{1,512}=*$/;
 
 interface Resolved {
   principal?: Principal;
+  /** An app authenticated as itself (HTTP Basic client credentials; ./app-credentials.ts). */
+  app?: OAuthClient;
   problem?: HttpError;
   /** The request's rate-limit count, when it was taken with the credentials' lookup. */
   count?: QuotaCount;
@@ -86,6 +96,9 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
       }
       return { problem: unauthorized('The simple token is invalid or has been reset.', `Token ${REALM}`) };
     }
+    // HTTP Basic is the app's own client credentials, for the operations that take them only; on
+    // any other path it stays an unsupported scheme.
+    if (scheme === 'basic' && takesAppCredentials(ctx)) return authenticateApp(db, header.trim());
     return { problem: unauthorized('Unsupported authorization scheme: use "Bearer <access token>" or "Token <simple token>".', `Bearer ${REALM}`) };
   }
   const sessionId = ctx.cookies.get(SESSION_COOKIE);
@@ -122,8 +135,9 @@ export interface CountedRequests {
 export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
   return async (ctx, next) => {
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
-    const { principal, problem, count } = await resolve(ctx, db, now(), quota);
+    const { principal, app, problem, count } = await resolve(ctx, db, now(), quota);
     ctx.state.principal = principal;
+    ctx.state.app = app;
     ctx.state.authProblem = problem;
     ctx.state.quotaCount = count;
     await next();

@@ -12,6 +12,7 @@ import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as A
 import { BUNDLES_DIR } from '../paths';
 import { badRequest, forbidden, HttpError, methodNotAllowed, type FieldProblem } from './errors';
 import { credentialsMissing } from './auth';
+import { appCredentialsNeeded } from './app-credentials';
 import { parseBody } from './body';
 import type { Principal } from '../domain/principal';
 
@@ -73,6 +74,9 @@ function unauthorizedHandler(c: ApiContext, ctx: Koa.Context): never {
   const principal = ctx.state.principal as Principal | undefined;
   const problem = ctx.state.authProblem as HttpError | undefined;
   if (problem) throw problem;
+  const schemes = (c.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
+  // Operations about the app itself take only its client credentials, never a person's token.
+  if (schemes.length === 1 && schemes[0] === 'ClientCredentials') throw appCredentialsNeeded();
   if (!principal) throw credentialsMissing();
   // Valid credentials of a kind this operation does not take: only OAuth2 clients write.
   const accepts = (c.operation.security ?? []).flatMap((requirement) => Object.keys(requirement));
@@ -272,6 +276,17 @@ export function dispatch(backends: Record<ApiName, Backend>): Koa.Middleware {
 }
 
 /**
+ * Whether one security scheme is satisfied: a person's credentials by their kind; an app's own
+ * client credentials (the webhook operations) when http/auth.ts authenticated the app; the token
+ * endpoint's HTTP Basic always (its grant handlers check client authentication themselves).
+ */
+function schemePasses(scheme: string, kind: Principal['kind'] | undefined, ctx: Koa.Context): boolean {
+  if (scheme === 'ClientBasic') return true;
+  if (scheme === 'ClientCredentials') return ctx.state.app !== undefined;
+  return SCHEME_KINDS[scheme] !== undefined && SCHEME_KINDS[scheme] === kind;
+}
+
+/**
  * Whether a principal satisfies one of the operation's security requirements (each requirement is
  * a set of schemes that must all pass; an empty requirement `{}` makes credentials optional).
  */
@@ -280,7 +295,7 @@ function authorized(operation: Operation, ctx: Koa.Context): boolean {
   if (requirements.length === 0) return true;
   const kind = (ctx.state.principal as Principal | undefined)?.kind;
   return requirements.some((requirement) =>
-    Object.keys(requirement).every((scheme) => scheme === 'ClientBasic' || (SCHEME_KINDS[scheme] !== undefined && SCHEME_KINDS[scheme] === kind)),
+    Object.keys(requirement).every((scheme) => schemePasses(scheme, kind, ctx)),
   );
 }
 
@@ -289,8 +304,7 @@ function authorized(operation: Operation, ctx: Koa.Context): boolean {
  * security requirements, then ajv's validation of the request, then the handler; the same order
  * and the same handlers as openapi-backend's `handleRequest`, which would parse the request four
  * times and match its operation once more (about a tenth of a cheap read's CPU in the bench's
- * profiles; docs/request-path.md). The OAuth documents' `ClientBasic` scheme always passes here: the
- * token endpoint's grant handlers check HTTP Basic client authentication themselves.
+ * profiles; docs/request-path.md). Each scheme is decided by `schemePasses`.
  */
 async function serve(backend: Backend, operation: Operation, req: ApiRequest, ctx: Koa.Context): Promise<void> {
   const { api, answers } = backend;

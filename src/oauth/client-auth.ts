@@ -26,7 +26,8 @@ function formDecode(part: string): string | undefined {
   }
 }
 
-function basicCredentials(header: string): { id: string; secret: string } | undefined {
+/** The client id and secret of an HTTP Basic header, or undefined when it is malformed. */
+export function basicCredentials(header: string): { id: string; secret: string } | undefined {
   const match = /^basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
   if (!match) return undefined;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');

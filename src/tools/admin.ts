@@ -10,6 +10,7 @@
  *   demo          --username U [--days N] [--seed S] [--attributes N] -> {attributes, values}
  *   set-password  --username U   (the password from standard input; none there: one is generated)
  *                                                                -> {username, sessions_ended[, password]}
+ *   add-webhook   --client ID --url URL --events e1,e2          -> {id, secret}   (docs/webhooks.md)
  *   housekeeping                                                  -> {sessions, rateLimits, throttleEvents, tokens, codes} deleted
  *                 (the job queue runs it hourly; see domain/housekeeping.ts)
  */
@@ -27,6 +28,7 @@ import { loadDemoData } from '../db/demo-data';
 import { HttpError } from '../http/errors';
 import { sweepExpired } from '../domain/housekeeping';
 import { StartRefused } from '../db/folder-lock';
+import { createEndpoint } from '../domain/webhooks/endpoints';
 
 class UsageError extends Error {}
 
@@ -141,6 +143,14 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
     const sessionsEnded = await setPassword(database.db, user.id, password);
     // A generated password is printed this once (the operator passes it on); a given one never is.
     return given === undefined ? { username: user.username, sessions_ended: sessionsEnded, password } : { username: user.username, sessions_ended: sessionsEnded };
+  },
+  async 'add-webhook'(database, flags) {
+    onlyFlags(flags, ['client', 'url', 'events']);
+    const client = await findClientByClientId(database.db, one(flags, 'client', true));
+    if (!client) throw new UsageError(`No client with id ${one(flags, 'client', true)}.`);
+    const events = one(flags, 'events', true).split(',').map((e) => e.trim()).filter(Boolean);
+    const endpoint = await createEndpoint(database.db, client.id, { url: one(flags, 'url', true), events }, loadConfig().webhooks.allowLoopback);
+    return { id: endpoint.public_id, secret: endpoint.secret };
   },
   async housekeeping(database, flags) {
     onlyFlags(flags, []);

@@ -11,6 +11,7 @@ import { attributePageRoutes } from './pages/attribute';
 import { homePages } from './pages/home';
 import { insightPages } from './pages/insights';
 import { appPages } from './pages/apps';
+import { appWebhookPages } from './pages/app-webhooks';
 import { attributePages } from './pages/attributes';
 import { connectedAppPages } from './pages/connected-apps';
 import { dataPages } from './pages/data';
@@ -29,6 +30,7 @@ export function webRoutes(deps: Deps): Router {
   patternPages(router, deps);
   profilePages(router, deps);
   appPages(router, deps);
+  appWebhookPages(router, deps);
   connectedAppPages(router, deps);
   attributePages(router, deps);
   simpleTokenPages(router, deps);

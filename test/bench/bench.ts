@@ -18,7 +18,7 @@ import { PROJECT_ROOT } from '../../src/paths';
 import { openBenchServer, withClient, type BenchServer, type DatasetSpec } from './database';
 import { loadDataset, type LoadReport } from './load';
 import { benchDerive, type DeriveReport } from './derive';
-import { createFixtures } from './fixtures';
+import { createFixtures, subscribeBenchService } from './fixtures';
 import { measureDataset, type MeasureOutput } from './measure';
 import { parseOptions, type BenchOptions } from './options';
 import { allScenarios } from './scenarios';
@@ -96,6 +96,10 @@ async function main(): Promise<void> {
     let derive: DeriveReport | undefined;
     if (!options.skipDerive) derive = await benchDerive(url, await datasetUsers(url), { now, runs: 5 });
     const fixtures = await createFixtures(url, options.tokens, now);
+    if (options.webhooks) {
+      await subscribeBenchService(url, fixtures.clientPk);
+      say('Webhooks: the bench service has an enabled endpoint, so every write records its changes in the webhook outbox.');
+    }
     say(`Callers: ${fixtures.tokens.length} tokens of the bench service, spread over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users`);
     const scenarios = allScenarios(load.spec.endDate, load.spec.attributes).filter((s) => options.scenarios.includes(s.name));
     const cpuProfileDir = options.cpuProf ? path.join(PROJECT_ROOT, 'test', 'bench', 'results', `profiles-${stamp}`) : undefined;
@@ -140,7 +144,7 @@ async function main(): Promise<void> {
       `Dataset: ${load.users.toLocaleString('en')} users x ${load.spec.attributes} attributes x ${load.spec.days} days = ${load.values.toLocaleString('en')} values` +
         (load.seconds ? `, loaded in ${load.seconds.total.toFixed(0)} s (COPY ${Math.round(load.copyRate!).toLocaleString('en')} values/s; keys and indexes ${load.seconds.indexes.toFixed(0)} s; vacuum ${load.seconds.vacuum.toFixed(0)} s)` : ' (reused)') +
         `, ${(load.databaseBytes / 2 ** 30).toFixed(1)} GiB.`,
-      `Servers: Daybook compiled (dist/src/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}; ` +
+      `Servers: Daybook compiled (dist/src/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}${options.webhooks ? ', an enabled webhook endpoint (writes record webhook events)' : ''}; ` +
         `baseline node:http + pg, pool ${options.pool}. ${fixtures.tokens.length} tokens over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users. ` +
         `${options.rounds} rounds of ${options.duration} s per cell, alternating Daybook and baseline, after ${options.warmup} s of warm-up each; medians (min–max).`,
       '',

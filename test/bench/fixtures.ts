@@ -59,3 +59,25 @@ export async function createFixtures(url: string, count: number, now: Date): Pro
     await db.destroy();
   }
 }
+
+/**
+ * `--webhooks`: gives the bench service an enabled webhook endpoint, so that every write records
+ * its changes in the webhook outbox (the triggers of the webhooks migration), as it does on a
+ * Daybook where some app subscribes. Inserted directly: the URL is never called (the bench runs
+ * no workers) and `.invalid` would not pass the address check of createEndpoint.
+ */
+export async function subscribeBenchService(url: string, clientPk: number): Promise<void> {
+  const db = createKnex(url, { pool: { min: 0, max: 1 } });
+  try {
+    await db('webhook_endpoints').where({ public_id: 'ep_bench' }).delete();
+    await db('webhook_endpoints').insert({
+      public_id: 'ep_bench',
+      client_pk: clientPk,
+      url: 'https://bench.invalid/hooks',
+      events: ['values.updated', 'attribute.ownership_changed'],
+      secret: `whsec_${crypto.randomBytes(32).toString('base64')}`,
+    });
+  } finally {
+    await db.destroy();
+  }
+}

@@ -26,6 +26,8 @@ export interface BenchOptions {
   cpuProf: boolean;
   /** Run Daybook with METRICS_TOKEN set (the Prometheus middleware on). */
   metrics: boolean;
+  /** An enabled webhook endpoint for the bench service, so writes record webhook events. */
+  webhooks: boolean;
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -48,6 +50,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --pool N                database pool of each server (default 10, Daybook's default)
   --cpu-prof              write V8 CPU profiles of both servers under test/bench/results/
   --metrics               run Daybook with METRICS_TOKEN set (Prometheus metrics on), to measure their cost
+  --webhooks              give the bench service an enabled webhook endpoint: every write records webhook events
 `;
 
 function list(value: string): number[] {
@@ -89,6 +92,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     pool: 10,
     cpuProf: false,
     metrics: false,
+    webhooks: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -125,6 +129,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       case '--pool': options.pool = positive('pool', value()); break;
       case '--cpu-prof': options.cpuProf = true; break;
       case '--metrics': options.metrics = true; break;
+      case '--webhooks': options.webhooks = true; break;
       default:
         throw new Error(`Unknown option ${flag}.\n\n${USAGE}`);
     }

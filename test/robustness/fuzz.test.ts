@@ -74,6 +74,7 @@ beforeAll(async () => {
   const tag = await app.post('/api/2/attributes/create/', { bearer, json: [{ label: 'walked dog', group: 'custom', value_type: 0 }] });
   expect(tag.body.success[0].name).toBe('walked_dog');
   const session = await createSession(app.db, person.id, new Date());
+  await resetWebhookFixture();
   vocabulary = {
     bearer,
     session,
@@ -85,6 +86,7 @@ beforeAll(async () => {
     dates: [0, 1, 2, 7, 30, 400].map((days) => addDays(today, -days)),
     writable: WRITABLE,
     oauth: { clientId: client.client_id, clientSecret, redirectUri: REDIRECT_URI, scope: 'mood_read sleep_read' },
+    app: { basic: `Basic ${Buffer.from(`${client.client_id}:${clientSecret}`).toString('base64')}`, endpointId: WEBHOOK_ENDPOINT, messageId: WEBHOOK_MESSAGE },
   };
 }, 120_000);
 
@@ -96,9 +98,27 @@ afterAll(async () => {
   process.stdout.write(`\nfuzz: seed ${SEED}, ${RUNS} runs per operation, ${total} requests over ${tried.size} operations\n${lines.join('\n')}\n`);
 });
 
+const WEBHOOK_ENDPOINT = 'ep_fuzz';
+const WEBHOOK_MESSAGE = 'msg_fuzz';
+
+/**
+ * The fuzzing app's one webhook endpoint and delivery, as before every request (a request may have
+ * deleted or changed them, or added endpoints). Kept disabled, so that the other operations'
+ * writes record no webhook events (the webhook tests cover those).
+ */
+async function resetWebhookFixture(): Promise<void> {
+  await app.db('webhook_endpoints').where({ client_pk: client.id }).whereNot({ public_id: WEBHOOK_ENDPOINT }).delete();
+  const endpoint = { client_pk: client.id, url: 'http://127.0.0.1:9/hooks', events: ['values.updated'], secret: 'whsec_ZnV6eg==', disabled_at: new Date(0), disabled_reason: 'fuzz fixture', failing_since: null, previous_secret: null, previous_secret_until: null };
+  const [row] = await app.db('webhook_endpoints').insert({ public_id: WEBHOOK_ENDPOINT, ...endpoint }).onConflict('public_id').merge().returning('id');
+  await app.db('webhook_deliveries')
+    .insert({ message_id: WEBHOOK_MESSAGE, endpoint_id: row.id, event_type: 'values.updated', body: '{}', status: 'delivered', resend_requested_at: null })
+    .onConflict('message_id').merge();
+}
+
 /** Credentials made for one request: a fresh code and refresh token, the consent form's token. */
 async function freshCredentials(model: Model): Promise<Record<string, string>> {
   const fresh: Record<string, string> = {};
+  if (model.op.operationId.includes('Webhook')) await resetWebhookFixture();
   if (model.op.operationId === 'createAccessToken') {
     const now = new Date();
     fresh[FRESH.refresh] = (await issueTokens(app.db, { userId: person.id, clientPk: client.id, scopes: ['mood_read'], now })).refresh_token;
@@ -122,6 +142,8 @@ function mayChange(model: Model, answer: RawAnswer): string[] {
   if (answer.status >= 400) return [];
   if (model.op.operationId === 'createAccessToken') return ['tokens', 'authorisation_codes'];
   if (model.op.operationId === 'submitAuthorizationConsent') return ['authorisation_codes'];
+  if (['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret'].includes(model.op.operationId)) return ['webhook_endpoints', 'webhook_deliveries'];
+  if (model.op.operationId === 'resendWebhookDelivery') return ['webhook_deliveries'];
   return [];
 }
 

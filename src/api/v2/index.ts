@@ -8,11 +8,13 @@ import { writingHandlers } from './writing';
 import { averagesHandlers } from './averages';
 import { correlationsHandlers } from './correlations';
 import { insightsHandlers } from './insights';
+import { webhooksHandlers } from './webhooks';
 
 export function v2Handlers(deps: Deps): HandlerMap {
   return { ...accountHandlers(deps), ...attributesHandlers(deps), ...writingHandlers(deps), ...simpleTokenHandlers(deps),
     ...averagesHandlers(deps),
     ...correlationsHandlers(deps),
     ...insightsHandlers(deps),
+    ...webhooksHandlers(deps),
   };
 }

@@ -11,6 +11,7 @@ import * as unloggedRateLimits from './20261122004001_unlogged_rate_limits';
 import * as sessionDevices from './20261122005001_session_devices';
 import * as throttleEvents from './20261122006001_throttle_events';
 import * as averageWeekdays from './20261123180001_average_weekdays';
+import * as webhooks from './20261124010001_webhooks';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261122005001_session_devices', ...sessionDevices },
   { name: '20261122006001_throttle_events', ...throttleEvents },
   { name: '20261123180001_average_weekdays', ...averageWeekdays },
+  { name: '20261124010001_webhooks', ...webhooks },
 ];

@@ -179,6 +179,7 @@ ${app.confidential
 </div>
 <p class="muted">Rotating makes the old secret stop working at once. Deleting the app revokes every token it holds.</p>
 </div>
+<div class="card"><h2>Webhooks</h2><p>Have Daybook tell the app about changes instead of polling: <a href="${path}/webhooks">manage its webhooks</a>.</p></div>
 <p><a href="/settings/apps">All your apps</a></p>`,
   });
 }

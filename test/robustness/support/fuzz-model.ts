@@ -97,6 +97,8 @@ export interface Vocabulary {
   /** Attributes the fuzzing app owns, with values valid for them. */
   writable: Writable[];
   oauth: { clientId: string; clientSecret: string; redirectUri: string; scope: string };
+  /** The fuzzing app's own credentials (HTTP Basic) and a webhook endpoint of it with one delivery. */
+  app: { basic: string; endpointId: string; messageId: string };
 }
 
 /** Stand-ins replaced right before sending with a credential made for that one request. */
@@ -254,6 +256,10 @@ function goodParam(param: ParamSpec, v: Vocabulary): fc.Arbitrary<string> {
       return fc.constant(v.oauth.scope);
     case 'state':
       return fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme-ascii' });
+    case 'id':
+      return fc.constant(v.app.endpointId);
+    case 'message_id':
+      return fc.constant(v.app.messageId);
     default: {
       const schema = param.schema as { $ref?: string; type?: string };
       if (schema.$ref?.endsWith('/Flag')) return flag;
@@ -303,6 +309,10 @@ function goodBody(op: OperationSpec, v: Vocabulary): fc.Arbitrary<unknown> | und
       return goodItems(op.operationId, v);
     case 'createSimpleToken':
       return fc.constant({ username: v.ownUsername, password: v.password });
+    case 'createWebhook':
+      return fc.record({ url: fc.constantFrom('http://127.0.0.1:9/hooks', 'http://localhost:9/hooks'), events: fc.subarray(['values.updated', 'grant.revoked', 'derived.updated'], { minLength: 1 }) });
+    case 'updateWebhook':
+      return fc.record({ events: fc.subarray(['values.updated', 'grant.revoked'], { minLength: 1 }) }, { requiredKeys: [] });
     case 'createAccessToken':
       return fc.oneof(
         fc.constant({ grant_type: 'refresh_token', refresh_token: FRESH.refresh, client_id: v.oauth.clientId, client_secret: v.oauth.clientSecret }),
@@ -348,7 +358,7 @@ export function validModel(op: OperationSpec, v: Vocabulary): fc.Arbitrary<Model
       pathParams: pp,
       query: q,
       querySuffix: '',
-      authorization: usesSession || needsNoAuth ? undefined : `Bearer ${v.bearer}`,
+      authorization: usesSession || needsNoAuth ? undefined : op.schemes.includes('ClientCredentials') ? v.app.basic : `Bearer ${v.bearer}`,
       // The consent page (GET) shows the consent only to a logged-in person.
       session: usesSession || op.operationId === 'showAuthorizationPage' ? v.session : undefined,
       mediaType: mt,
@@ -476,7 +486,7 @@ export function mutationArb(op: OperationSpec): fc.Arbitrary<Mutation> {
     }));
   }
   if (op.schemes.length > 0 && op.operationId !== 'createAccessToken') {
-    add(1, op.schemes.includes('OAuth2') ? fc.record({ kind: fc.constant('auth' as const), value: fc.constantFrom(...AUTHORIZATIONS) }) : fc.constant({ kind: 'noSession' as const }));
+    add(1, op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials') ? fc.record({ kind: fc.constant('auth' as const), value: fc.constantFrom(...AUTHORIZATIONS) }) : fc.constant({ kind: 'noSession' as const }));
   }
   if (op.body) {
     const fields = fieldNames(op);
@@ -650,7 +660,7 @@ export function decidedStatus(model: Model, mutations: Mutation[]): number[] | u
       if (m.value === 'text/plain' || m.value === 'application/xml') return op.api === 'oauth' && op.operationId !== 'createAccessToken' ? undefined : [415];
       return undefined;
     case 'auth':
-      return op.schemes.includes('OAuth2') ? [401] : undefined;
+      return op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials') ? [401] : undefined;
     default:
       return undefined;
   }

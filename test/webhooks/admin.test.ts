@@ -1,0 +1,55 @@
+/** `npm run -s admin -- add-webhook`, run as operators run it (compiled, one JSON object on stdout). */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../src/paths';
+import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app';
+import { makeClient, makeUser } from '../support/fixtures';
+
+const run = promisify(execFile);
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/admin.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+test('add-webhook prints the endpoint id and its secret; the app then lists the endpoint over the API', async () => {
+  const { user } = await makeUser(app);
+  const { client, secret } = await makeClient(app, user, 'Operator hooked');
+  const result = await admin('add-webhook', '--client', client.client_id, '--url', 'http://127.0.0.1:9/hooks', '--events', 'values.updated,grant.revoked');
+  expect(result.code).toBe(0);
+  const printed = JSON.parse(result.stdout);
+  expect(printed).toEqual({ id: expect.stringMatching(/^ep_/), secret: expect.stringMatching(/^whsec_/) });
+  const listed = await app.get('/api/2/webhooks/', { headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}` } });
+  expect(listed.body.results).toEqual([expect.objectContaining({ id: printed.id, url: 'http://127.0.0.1:9/hooks', events: ['values.updated', 'grant.revoked'] })]);
+});
+
+test('add-webhook refuses an unknown client, an unknown event and an internal address with exit code 2', async () => {
+  const { user } = await makeUser(app);
+  const { client } = await makeClient(app, user, 'Operator refused');
+  const unknownClient = await admin('add-webhook', '--client', 'nobody', '--url', 'https://example.org/h', '--events', 'values.updated');
+  expect(unknownClient.code).toBe(2);
+  expect(unknownClient.stderr).toMatch(/No client/);
+  const unknownEvent = await admin('add-webhook', '--client', client.client_id, '--url', 'http://127.0.0.1:9/h', '--events', 'values.exploded');
+  expect(unknownEvent.code).toBe(2);
+  expect(unknownEvent.stderr).toMatch(/Unknown event type values.exploded/);
+  const internal = await admin('add-webhook', '--client', client.client_id, '--url', 'https://10.0.0.8/h', '--events', 'values.updated');
+  expect(internal.code).toBe(2);
+  expect(internal.stderr).toMatch(/private/);
+  expect(await app.db('webhook_endpoints').where({ client_pk: client.id })).toEqual([]);
+});
