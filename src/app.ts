@@ -21,7 +21,7 @@ import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backen
 import { HttpError } from './http/errors';
 import { checkHost, UNKNOWN_HOST } from './http/host-check';
 import { invalidRequest, sendTokenError } from './oauth/oauth-error';
-import { sendAuthorizationErrorPage } from './oauth/consent-page';
+import { oauthInteractions, sendAuthorizationErrorPage } from './web/pages/consent';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
 import { oauthHandlers, tokenRequestParseErrors } from './oauth';
@@ -30,7 +30,7 @@ import { refuseCrossSiteForms } from './web/same-origin';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
-  return { v2: v2Handlers(deps), v1: v1Handlers(deps), oauth: oauthHandlers(deps) };
+  return { v2: v2Handlers(deps), v1: v1Handlers(deps), oauth: oauthHandlers(deps, oauthInteractions(deps)) };
 }
 
 /** Operations of the contract whose handlers have not landed yet answer 501 with the error body. */
@@ -61,7 +61,7 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const meta = metaRoutes(deps.db);
   const metrics = deps.config.metricsToken
-    ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, boss: deps.jobs?.boss })
+    ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, queueSizes: deps.jobs?.queueSizes })
     : undefined;
 
   // Outside the error mapper, so that it counts the status the client gets.

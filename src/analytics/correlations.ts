@@ -21,15 +21,13 @@ import { correlationPValue } from './stats/p-value';
 import { phrasingFor } from './phrasing';
 import { indexOf, type SeriesAttribute, type UserData } from './series';
 import { CORRELATION_WINDOW_DAYS } from './week';
+import { STRONG_R } from '../domain/correlation-strength';
 
 /** Fewest days of paired data a correlation is computed from. */
 export const MIN_PAIRED_DAYS = 30;
 
 /** Published when the Benjamini-Hochberg q over the week's tests is below this (DESIGN). */
 export const PUBLISH_Q = 0.2;
-
-/** `strong=true` and the strength words: |r| at least this is strong (DESIGN). */
-export const STRONG_R = 0.4;
 
 export type Offset = 0 | -1;
 

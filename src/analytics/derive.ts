@@ -13,7 +13,8 @@ import { addDays, isValidTimeZone, localDate } from '../domain/time';
 import { computeAverages } from './averages';
 import { computeCorrelations } from './correlations';
 import { INSIGHT_LOOKBACK_DAYS, findInsights } from './insights';
-import { loadUserData, type UserData } from './series';
+import type { UserData } from './series';
+import { loadUserData } from './load-user-data';
 import { drainChanges, insertInsights, markInsightsRun, pendingChanges, recordWeek, replaceAverages, replaceCorrelations } from './store';
 import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
 

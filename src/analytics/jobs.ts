@@ -86,6 +86,8 @@ export interface Jobs {
   sweep(): Promise<{ derive: number; insights: number }>;
   /** The value-changes sweep's work, callable directly. */
   sweepChanges(): Promise<number>;
+  /** Waiting jobs (created or retrying) per queue, for the metrics. */
+  queueSizes(): Promise<Record<string, number>>;
   /** Stops taking jobs, lets running ones finish (up to `timeoutMs`), closes pg-boss's pool. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -238,6 +240,11 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     enqueueInsights,
     sweep,
     sweepChanges,
+    async queueSizes() {
+      const names = Object.values(QUEUES);
+      const sizes = await Promise.all(names.map((name) => boss.getQueueSize(name)));
+      return Object.fromEntries(names.map((name, i) => [name, sizes[i] ?? 0]));
+    },
     stop: (timeoutMs = 20_000) => boss.stop({ graceful: true, timeout: timeoutMs, wait: true }),
   };
 }

@@ -279,3 +279,19 @@ export async function listAttributesWithValues(
     }),
   };
 }
+
+/** The full Attribute objects of a person's named attributes, in one query (the answers of batch writes). */
+export async function attributeObjectsNamed(db: Knex, userId: number, names: string[], now: Date): Promise<Map<string, AttributeObject>> {
+  if (names.length === 0) return new Map();
+  const rows: AttributeRow[] = await selectAttributes(db, userId, now).whereIn('a.name', [...new Set(names)]);
+  return new Map(rows.map((row) => [row.name, attributeObject(row)]));
+}
+
+/** Label and value type of a person's named attributes (the pages show labels and parse typed input). */
+export async function attributeLabels(db: Knex, userId: number, names: string[]): Promise<Map<string, { label: string; value_type: number }>> {
+  const rows: Array<{ name: string; label: string; value_type: number }> = await db('attributes')
+    .where({ user_id: userId })
+    .whereIn('name', names)
+    .select('name', 'label', 'value_type');
+  return new Map(rows.map((row) => [row.name, { label: row.label, value_type: row.value_type }]));
+}

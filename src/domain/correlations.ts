@@ -8,7 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/v2';
-import { STRONG_R } from '../analytics/correlations';
+import { STRONG_R } from './correlation-strength';
 import { PREPARED } from '../db/knex';
 import { MAX_OFFSET } from './values';
 import { whereVisible, type Visibility } from './visibility';

@@ -5,7 +5,7 @@
  * challenge when Basic was used, 400 otherwise. Built-in services have no OAuth flows.
  */
 import type Koa from 'koa';
-import type { Knex } from 'knex';
+import type { Deps } from '../deps';
 import { credentialMatches } from '../domain/credentials';
 import { findClientByClientId, type OAuthClient } from '../domain/clients';
 import { invalidClient, invalidRequest, unauthorizedClient } from './oauth-error';
@@ -38,7 +38,7 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
 }
 
 /** Authenticates the client of a token request; `params` are the body's single-valued parameters. */
-export async function authenticateClient(db: Knex, ctx: Koa.Context, params: Record<string, string | undefined>): Promise<AuthenticatedClient> {
+export async function authenticateClient(db: Deps['db'], ctx: Koa.Context, params: Record<string, string | undefined>): Promise<AuthenticatedClient> {
   const header = ctx.get('Authorization');
   const viaBasic = /^basic(\s|$)/i.test(header);
   let clientId: string | undefined;

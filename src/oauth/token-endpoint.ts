@@ -6,7 +6,7 @@
 import type Koa from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../deps';
-import { HttpError } from '../http/errors';
+import { asHttpError } from '../http/errors';
 import type { OperationHandler } from '../http/openapi';
 import * as authorizationCode from './authorization-code';
 import { authenticateClient } from './client-auth';
@@ -79,7 +79,8 @@ export function tokenRequestParseErrors(): Koa.Middleware {
     try {
       await next();
     } catch (error) {
-      if (error instanceof HttpError && BODY_STATUSES.has(error.status)) return sendTokenError(ctx, invalidRequest(error.detail), error.status);
+      const refused = asHttpError(error);
+      if (refused && BODY_STATUSES.has(refused.status)) return sendTokenError(ctx, invalidRequest(refused.detail), refused.status);
       throw error;
     }
   };

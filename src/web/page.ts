@@ -5,7 +5,7 @@
 import type Koa from 'koa';
 import type { Deps } from '../deps';
 import type { Session } from '../domain/sessions';
-import { HttpError } from '../http/errors';
+import { asHttpError, HttpError } from '../http/errors';
 import { isDatabaseUnavailable } from '../http/request-context';
 import { csrfTokenValid } from './csrf';
 import { field, type Form } from './forms';
@@ -44,7 +44,8 @@ export function page(deps: Deps, handler: PageHandler): Koa.Middleware {
     try {
       assertNoNul(ctx);
       await handler(ctx);
-    } catch (error) {
+    } catch (thrown) {
+      const error = asHttpError(thrown) ?? thrown;
       if (error instanceof HttpError) {
         for (const [name, value] of Object.entries(error.options.headers ?? {})) ctx.set(name, value);
         await messagePage(ctx, deps, { title: error.status === 404 ? 'Not found' : 'Something is not right', message: error.detail, status: error.status, error: true });

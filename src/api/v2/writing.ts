@@ -9,7 +9,7 @@ import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { accessFor } from '../../domain/scopes';
 import { principalToday } from '../../domain/time';
-import { attributeObject, selectAttributes, type AttributeObject, type AttributeRow } from '../../domain/attributes';
+import { attributeObjectsNamed, type AttributeObject } from '../../domain/attributes';
 import type { BatchResult, Item } from '../../domain/writes/batch';
 import type { WriteContext } from '../../domain/writes/context';
 import { incrementValues, updateValues } from '../../domain/writes/values';
@@ -35,10 +35,8 @@ function answer(ctx: Koa.Context, result: BatchResult<unknown>): void {
 }
 
 /** The full Attribute objects of the named attributes, in one query, after the batch committed. */
-async function attributeObjects(deps: Deps, userId: number, names: string[]): Promise<Map<string, AttributeObject>> {
-  if (names.length === 0) return new Map();
-  const rows: AttributeRow[] = await selectAttributes(deps.db, userId, deps.now()).whereIn('a.name', [...new Set(names)]);
-  return new Map(rows.map((row) => [row.name, attributeObject(row)]));
+function attributeObjects(deps: Deps, userId: number, names: string[]): Promise<Map<string, AttributeObject>> {
+  return attributeObjectsNamed(deps.db, userId, names, deps.now());
 }
 
 export function writingHandlers(deps: Deps) {

@@ -9,7 +9,7 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import type { Session } from '../../domain/sessions';
 import {
-  createClient,
+  registerClientWithOwnerToken,
   deleteClient,
   findClientOwnedBy,
   listClientsOwnedBy,
@@ -18,8 +18,8 @@ import {
   type ClientSettingsInput,
   type OAuthClient,
 } from '../../domain/clients';
-import { issueTokens } from '../../domain/tokens';
-import { HttpError, notFound } from '../../http/errors';
+import { notFound } from '../../http/errors';
+import { isInvalidInput } from '../../domain/errors';
 import { field, fields, readForm, type Form } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
@@ -214,13 +214,9 @@ export function appPages(router: Router, deps: Deps): void {
     const values = readAppForm(form);
     let created;
     try {
-      created = await deps.db.transaction(async (trx) => {
-        const { client, clientSecret } = await createClient(trx, { ...settingsOf(values), ownerUserId: session.userId, confidential: values.confidential });
-        const ownerToken = await issueTokens(trx, { userId: session.userId, clientPk: client.id, scopes: client.allowed_scopes, now: deps.now() });
-        return { client, clientSecret, ownerToken };
-      });
+      created = await registerClientWithOwnerToken(deps.db, { ...settingsOf(values), ownerUserId: session.userId, confidential: values.confidential }, deps.now());
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!isInvalidInput(error)) throw error;
       const apps = await listClientsOwnedBy(deps.db, session.userId);
       return appsPage(ctx, deps, session, apps, values, { text: error.detail, error: true }, 400);
     }
@@ -264,7 +260,7 @@ ${secretBlock('Refresh token', ownerToken.refresh_token, '')}
     try {
       ({ revokedGrants } = await updateClient(deps.db, app, settingsOf(values), deps.now()));
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!isInvalidInput(error)) throw error;
       return appPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
     }
     const query = new URLSearchParams({ saved: '1', ...(revokedGrants > 0 ? { revoked: String(revokedGrants) } : {}) });

@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { GROUPS, MANUAL_SERVICE, TEMPLATES, TEMPLATES_BY_NAME, VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue';
-import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
+import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
 import { listInsightEntries } from '../../domain/insights';
 import { setValuesByHand, trackByHand, type TrackRequest } from '../../domain/manual-tracking';
 import { MOOD_NOTE_MAX_LENGTH } from '../../domain/writes/value-rules';
@@ -46,7 +46,7 @@ async function dataNotice(ctx: Koa.Context, deps: Deps, person: User): Promise<N
   const code = noticeCode(ctx.query, ['saved', 'tracking'] as const);
   if (!code) return undefined;
   const name = noticeAttribute(ctx.query);
-  const row: { label: string } | undefined = name ? await deps.db('attributes').where({ user_id: person.id, name }).first('label') : undefined;
+  const row = name ? (await attributeLabels(deps.db, person.id, [name])).get(name) : undefined;
   return { text: DATA_NOTICES[code](row?.label), error: false };
 }
 
@@ -211,7 +211,7 @@ export function dataPages(router: Router, deps: Deps): void {
     const person = await personOf(deps, session);
     const date = field(form, 'date');
     if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
-    const attribute: { label: string; value_type: number } | undefined = await deps.db('attributes').where({ user_id: person.id, name: field(form, 'name') }).first('label', 'value_type');
+    const attribute = (await attributeLabels(deps.db, person.id, [field(form, 'name')])).get(field(form, 'name'));
     if (!attribute) throw notFound(`You have no attribute named ${field(form, 'name')}.`);
     const parsed = parseTypedValue(attribute.value_type, field(form, 'value'));
     const result = 'problem' in parsed ? { ok: false as const, problem: parsed.problem } : (await setValuesByHand(deps.db, person, [{ name: field(form, 'name'), date, value: parsed.value }], deps.now()))[0];

@@ -7,6 +7,7 @@
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
 import { VALUE_TYPES } from '../../db/catalogue';
+import { attributeLabels } from '../../domain/attributes';
 import { listAverages, type AverageObject } from '../../domain/averages';
 import { listCorrelations, type CorrelationObject } from '../../domain/correlations';
 import { READ_SCOPES } from '../../domain/scopes';
@@ -63,11 +64,7 @@ export function patternPages(router: Router, deps: Deps): void {
     const correlations = await listCorrelations(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: { strong, confident }, page: { limit: SHOWN, offset: 0 } });
     const averages = await listAverages(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: {}, page: { limit: SHOWN, offset: 0 } });
     const names = averages.results.map((a) => a.attribute);
-    const attributes = new Map<string, { label: string; value_type: number }>(
-      (await deps.db('attributes').where({ user_id: session.userId }).whereIn('name', names).select('name', 'label', 'value_type')).map(
-        (row: { name: string; label: string; value_type: number }) => [row.name, row],
-      ),
-    );
+    const attributes = await attributeLabels(deps.db, session.userId, names);
     const nav = navFor(session, deps.now());
     sendPage(ctx, {
       title: 'Patterns',

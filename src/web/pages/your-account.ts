@@ -17,7 +17,7 @@ import { clientAddress } from '../../http/client-address';
 import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/sessions';
 import { localDate } from '../../domain/time';
 import { setPassword, validatePassword } from '../../domain/users';
-import { HttpError } from '../../http/errors';
+import { isInvalidInput } from '../../domain/errors';
 import { field, readForm } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
@@ -154,7 +154,7 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     try {
       validatePassword(newPassword);
     } catch (error) {
-      if (error instanceof HttpError) return refuse(error.message, 400);
+      if (isInvalidInput(error)) return refuse(error.detail, 400);
       throw error;
     }
     const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'current_password'), 'Your current password is incorrect.');
