@@ -6,8 +6,9 @@
  * data (available services, the window of values) comes from correlated subqueries evaluated only
  * for the page's rows. So the cost does not grow with the page size in round trips.
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType, type ValueTypeDescription } from '../db/catalogue';
+import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../db/catalogue';
 import { PREPARED } from '../db/knex';
 import { daysEndingAt } from './time';
 import { liveTokenCondition } from './tokens';
@@ -15,35 +16,16 @@ import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './valu
 import { whereVisible, type Visibility } from './visibility';
 
 /** A group embedded in an attribute or template. */
-export interface GroupObject {
-  name: GroupName;
-  label: string;
-  priority: number;
-}
+export type GroupObject = components['schemas']['Group'];
 
 /** A service: an OAuth2 client's `client_id` as `name` and its name as `label`. */
-export interface ServiceObject {
-  name: string;
-  label: string;
-}
+export type ServiceObject = components['schemas']['Service'];
 
 /** The spec's Attribute (version 2). */
-export interface AttributeObject {
-  template: string | null;
-  name: string;
-  label: string;
-  group: GroupObject;
-  service: ServiceObject | null;
-  active: boolean;
-  priority: number;
-  manual: boolean;
-  value_type: ValueType;
-  value_type_description: ValueTypeDescription;
-  available_services: ServiceObject[];
-}
+export type AttributeObject = components['schemas']['Attribute'];
 
 /** The with-values variant: no `available_services` (the spec), a window of values instead. */
-export type AttributeWithValuesObject = Omit<AttributeObject, 'available_services'> & { values: ValueObject[] };
+export type AttributeWithValuesObject = components['schemas']['AttributeWithValues'];
 
 /** One row of `selectAttributes`. */
 export interface AttributeRow {

@@ -2,20 +2,14 @@
  * The catalogue of templates as the API lists it. Templates are never filtered by scope (DESIGN,
  * "Visibility"): any valid credentials see the whole catalogue.
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType, type ValueTypeDescription } from '../db/catalogue';
-import { groupObject, type GroupObject, type Page, type PageWindow } from './attributes';
+import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../db/catalogue';
+import { groupObject, type Page, type PageWindow } from './attributes';
 import { MAX_OFFSET } from './values';
 
 /** The spec's attribute template. */
-export interface TemplateObject {
-  name: string;
-  label: string;
-  group: GroupObject;
-  priority: number;
-  value_type: ValueType;
-  value_type_description: ValueTypeDescription;
-}
+export type TemplateObject = components['schemas']['AttributeTemplate'];
 
 interface TemplateRow {
   name: string;

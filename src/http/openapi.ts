@@ -17,8 +17,13 @@ import type { Principal } from '../domain/principal';
 
 export type ApiName = 'v2' | 'v1' | 'oauth';
 
-/** A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. */
-export type OperationHandler = (c: ApiContext, ctx: Koa.Context) => Promise<void> | void;
+/**
+ * A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. Handlers
+ * are written against their operation's types (src/http/operation.ts); the backend calls each with
+ * the operation it is registered for, so any of them is accepted here (a method type, compared
+ * bivariantly).
+ */
+export type OperationHandler = { handle(c: ApiContext, ctx: Koa.Context): Promise<void> | void }['handle'];
 export type HandlerMap = Record<string, OperationHandler>;
 
 export function loadBundle(name: ApiName): Document {
@@ -87,12 +92,13 @@ export interface Backend {
   api: OpenAPIBackend;
   /** operationId -> names of its query parameters (others are ignored, as clients expect). */
   queryNames: Map<string, Set<string>>;
-  /** Operations of the document that have no handler in this build. */
-  unhandled: string[];
 }
 
-/** Builds and initialises the backend of one document with its handlers. */
-export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhandled: OperationHandler): Promise<Backend> {
+/**
+ * Builds and initialises the backend of one document with its handlers. Every operation must have
+ * one (the handler maps are typed so; this also refuses to start without one, never a 501 later).
+ */
+export async function createBackend(name: ApiName, handlers: HandlerMap): Promise<Backend> {
   const customizeAjv: AjvCustomizer = (ajv) => {
     addFormats(ajv, { mode: 'full' });
     return ajv;
@@ -134,7 +140,8 @@ export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhan
     // HTTP Basic client authentication at the token endpoint is checked by the grant handlers.
     api.registerSecurityHandler('ClientBasic', () => true);
   }
-  const operationIds = api.getOperations().map((op) => op.operationId as string);
+  const unhandled = api.getOperations().map((op) => op.operationId as string).filter((id) => !(id in handlers));
+  if (unhandled.length > 0) throw new Error(`The ${name} document has operations without a handler: ${unhandled.join(', ')}.`);
   // Strict mode makes registering an unknown operationId throw: a handler without an operation
   // is a start-up error.
   // A document may answer its own validation and security failures (the OAuth endpoints answer
@@ -143,14 +150,13 @@ export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhan
     ...handlers,
     validationFail: handlers.validationFail ?? validationFailed,
     unauthorizedHandler: handlers.unauthorizedHandler ?? unauthorizedHandler,
-    notImplemented: onUnhandled,
   });
   const queryNames = new Map<string, Set<string>>();
   for (const op of api.getOperations()) {
     const params = (op.parameters ?? []) as Array<{ in: string; name: string }>;
     queryNames.set(op.operationId as string, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
   }
-  return { name, api, queryNames, unhandled: operationIds.filter((id) => !(id in handlers)) };
+  return { name, api, queryNames };
 }
 
 /** Which document serves a path. */

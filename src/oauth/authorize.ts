@@ -10,7 +10,6 @@
  * answered as OAuth says (invalid_request, or the error page for client_id / redirect_uri).
  */
 import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../deps';
 import { issueAuthorisationCode } from '../domain/grants';
 import { HttpError } from '../http/errors';
@@ -19,6 +18,7 @@ import { authorizationPageUrl, checkAuthorizationRequest, type AuthorizationRequ
 import type { Interactions } from './interactions';
 import { authorizeErrorUrl, withQuery } from './oauth-error';
 import type { RawParams } from './params';
+import type { Handlers, OAuthOperation, OAuthOperations } from '../http/operation';
 
 function redirect303(ctx: Koa.Context, url: string): void {
   ctx.status = 303;
@@ -54,10 +54,10 @@ function deny(ctx: Koa.Context, request: AuthorizationRequest): void {
   redirect303(ctx, authorizeErrorUrl(request.redirectUri, 'access_denied', 'The person refused to authorise the application.', request.state));
 }
 
-export function authorizeHandlers(deps: Deps, ui: Interactions): Record<'showAuthorizationPage' | 'submitAuthorizationConsent', OperationHandler> {
+export function authorizeHandlers(deps: Deps, ui: Interactions): Pick<Handlers<OAuthOperations>, 'showAuthorizationPage' | 'submitAuthorizationConsent'> {
   return {
     /** GET: the consent page for a logged-in person. */
-    async showAuthorizationPage(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async showAuthorizationPage(_c: OAuthOperation<'showAuthorizationPage'>['context'], ctx: OAuthOperation<'showAuthorizationPage'>['ctx']): Promise<void> {
       const request = await checkedRequest(ctx, deps, ui, ctx.query as RawParams);
       if (!request) return;
       const session = await ui.currentSession(ctx);
@@ -66,7 +66,7 @@ export function authorizeHandlers(deps: Deps, ui: Interactions): Record<'showAut
     },
 
     /** POST: the person's decision. */
-    async submitAuthorizationConsent(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async submitAuthorizationConsent(_c: OAuthOperation<'submitAuthorizationConsent'>['context'], ctx: OAuthOperation<'submitAuthorizationConsent'>['ctx']): Promise<void> {
       const form = (ctx.request.body ?? {}) as RawParams;
       const request = await checkedRequest(ctx, deps, ui, form);
       if (!request) return;

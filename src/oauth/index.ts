@@ -7,12 +7,13 @@ import type { Deps } from '../deps';
 import type { HandlerMap, OperationHandler } from '../http/openapi';
 import { authorizeHandlers, consentWithoutSession } from './authorize';
 import type { Interactions } from './interactions';
+import type { Handlers, OAuthOperations } from '../http/operation';
 import { tokenHandlers, tokenRequestParseErrors } from './token-endpoint';
 
 export function oauthHandlers(deps: Deps, ui: Interactions): HandlerMap {
-  const operations: HandlerMap = { ...authorizeHandlers(deps, ui), ...tokenHandlers(deps) };
+  const operations: Handlers<OAuthOperations> = { ...authorizeHandlers(deps, ui), ...tokenHandlers(deps) };
   /** A parameter the document's schema refused (a repeated one): the endpoint answers it as OAuth says. */
-  const validationFail: OperationHandler = (c, ctx) => operations[c.operation.operationId as string](c, ctx);
+  const validationFail: OperationHandler = (c, ctx) => (operations[c.operation.operationId as keyof OAuthOperations] as OperationHandler)(c, ctx);
   return { ...operations, validationFail, unauthorizedHandler: consentWithoutSession(ui) };
 }
 

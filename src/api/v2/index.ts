@@ -1,6 +1,6 @@
 /** Every handler of the version 2 document, keyed by operationId (one file per tag). */
 import type { Deps } from '../../deps';
-import type { HandlerMap } from '../../http/openapi';
+import type { Handlers, V2Operations } from '../../http/operation';
 import { accountHandlers } from './account';
 import { simpleTokenHandlers } from '../auth/simple-token';
 import { attributesHandlers } from './attributes';
@@ -9,7 +9,8 @@ import { averagesHandlers } from './averages';
 import { correlationsHandlers } from './correlations';
 import { insightsHandlers } from './insights';
 
-export function v2Handlers(deps: Deps): HandlerMap {
+/** A handler for every operation of the document: a missing one is a compile error. */
+export function v2Handlers(deps: Deps): Handlers<V2Operations> {
   return { ...accountHandlers(deps), ...attributesHandlers(deps), ...writingHandlers(deps), ...simpleTokenHandlers(deps),
     ...averagesHandlers(deps),
     ...correlationsHandlers(deps),

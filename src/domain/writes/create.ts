@@ -5,6 +5,7 @@
  * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
  * underscores for spaces.
  */
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../db/catalogue';
 import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
@@ -55,12 +56,15 @@ export function createdName(label: string): string {
   return `${base}_${suffix}`;
 }
 
+/** A label item's success: the item as sent (checkCustomItem made sure of its label, group and value type) with its name. */
+export type CreateSuccess = components['schemas']['CreateSuccess'];
+
 export interface Created {
   attribute: WritableAttribute;
   /** A template item: answered with the full attribute object whatever `success_objects` says. */
   fromTemplate: boolean;
-  /** The item as sent (a label item is answered with it and its name). */
-  item: Item;
+  /** The item as sent with the created name: a label item's answer (a template item is answered with the full attribute). */
+  item: CreateSuccess;
 }
 
 /** A create item after the checks that need no database: the row it would insert. */
@@ -122,7 +126,7 @@ export async function createAttributes(db: Knex, context: WriteContext, items: I
     const created = await insertAttributes(trx, [...first.values()].map((t) => t.row));
     for (const target of first.values()) {
       const attribute = created.get(target.row.name);
-      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: items[target.index] });
+      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: { ...(items[target.index] as CreateSuccess), name: attribute.name } });
       else outcomes.fail(target.index, alreadyExists(target));
     }
     await rememberServices(trx, context, [...created.values()].map((a) => a.id));
