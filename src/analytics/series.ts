@@ -7,8 +7,9 @@
  * used) are often stored only on the days they were used. A tag's day without a value counts as 0
  * on every day the person tracked anything else, so "used" and "not used" can be compared.
  */
-import { VALUE_TYPES, isTextValueType } from '../db/catalogue';
-import { addDays } from '../domain/time';
+import { isTextValueType } from '../db/catalogue';
+import { addDays, daysBetween, weekdayOf } from '../domain/time';
+import { isCustomTag } from '../domain/custom-tag';
 
 /** One numeric attribute with what phrasing, insights and the API objects need. */
 export interface SeriesAttribute {
@@ -44,29 +45,8 @@ export interface UserData {
   attributes: SeriesAttribute[];
 }
 
-/** True for a custom tag attribute (the spec: custom group, integer, priority 2 or higher). */
-export function isTagAttribute(a: { group: string; valueType: number; priority: number }): boolean {
-  return a.group === 'custom' && (a.valueType === VALUE_TYPES.integer || a.valueType === VALUE_TYPES.boolean) && a.priority >= 2;
-}
-
-/** Weekday of a YYYY-mm-dd date, 0 Monday .. 6 Sunday. */
-export function weekdayOf(date: string): number {
-  const [y, m, d] = date.split('-').map(Number);
-  const at = new Date(0);
-  at.setUTCFullYear(y, m - 1, d);
-  return (at.getUTCDay() + 6) % 7;
-}
-
-/** Whole days from `from` to `to` (positive when `to` is later). */
-export function daysBetween(from: string, to: string): number {
-  const ms = (date: string) => {
-    const [y, m, d] = date.split('-').map(Number);
-    const at = new Date(0);
-    at.setUTCFullYear(y, m - 1, d);
-    return at.getTime();
-  };
-  return Math.round((ms(to) - ms(from)) / 86_400_000);
-}
+/** True for a custom tag attribute, by the one definition the writes use too (src/domain/custom-tag.ts). */
+export const isTagAttribute = isCustomTag;
 
 /** An attribute's details and its values as [day index from `from`, value] pairs. */
 export type AttributeInput = Omit<SeriesAttribute, 'values' | 'count' | 'isTag'> & { points: ReadonlyArray<readonly [number, number]> };

@@ -4,8 +4,7 @@
  * complete days only, every run within one week recomputes (and replaces) the same set, and the
  * next Monday starts a new one; earlier sets stay as history.
  */
-import { addDays } from '../domain/time';
-import { weekdayOf } from './series';
+import { addDays, weekdayOf } from '../domain/time';
 
 /** Days of the averages window: the 60 days before the set's date (DESIGN). */
 export const AVERAGES_WINDOW_DAYS = 60;

@@ -28,11 +28,23 @@ export function queryInt<C extends QueryContext>(c: C, name: QueryName<C>, fallb
   return value === undefined || value === '' ? fallback : Number(value);
 }
 
+/**
+ * The one reading of a boolean flag, for the API's query strings and the pages' queries and forms
+ * (docs/decisions.md, "Boolean flags"): `true` or `1` (any case) is true, `false` or `0` false,
+ * anything else (absent, empty, another word) undefined.
+ */
+export function flagOf(value: unknown): boolean | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (/^(true|1)$/i.test(value)) return true;
+  if (/^(false|0)$/i.test(value)) return false;
+  return undefined;
+}
+
 /** Boolean flags: true/True/TRUE/1 and false/False/FALSE/0 (the Flag schema). */
 export function queryFlag<C extends QueryContext>(c: C, name: QueryName<C>, fallback = false): boolean {
   const value = single(c, name);
   if (value === undefined || value === '') return fallback;
-  return /^(true|1)$/i.test(value);
+  return flagOf(value) === true;
 }
 
 /** A comma-separated list; empty items dropped. */

@@ -8,7 +8,7 @@ import type { Session } from '../domain/sessions';
 import { asHttpError, HttpError } from '../http/errors';
 import { isDatabaseUnavailable } from '../http/request-context';
 import { csrfTokenValid } from './csrf';
-import { field, type Form } from './forms';
+import { field, readForm, type Form } from './forms';
 import { html, type Html } from './html';
 import { sendPage } from './layout';
 import { currentSession, navFor, redirectToLogin } from './session';
@@ -81,4 +81,19 @@ export function assertCsrf(session: Session, form: Form, now: Date): void {
   if (!csrfTokenValid(session.csrfSecret, field(form, 'csrf_token'), now)) {
     throw new HttpError(403, 'This form has expired or did not come from Daybook. Go back, reload the page and try again.');
   }
+}
+
+/**
+ * A page that takes a posted form from a logged-in person: the one preamble of every such page
+ * (the session, else 303 to the login page; the form; its anti-forgery token, else 403), then the
+ * handler with both. Errors are shown as pages, as `page` does.
+ */
+export function formPage(deps: Deps, handler: (ctx: Koa.Context, session: Session, form: Form) => Promise<void>): Koa.Middleware {
+  return page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    await handler(ctx, session, form);
+  });
 }

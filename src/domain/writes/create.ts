@@ -11,7 +11,7 @@ import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../db/catalogue';
 import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
 import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
-import { CUSTOM_GROUP, TAG_PRIORITY } from './custom-tags';
+import { isCustomTag, TAG_PRIORITY } from '../custom-tag';
 
 export const LABEL_MAX_LENGTH = 100;
 /** Priority of created attributes that are not tags: below 10, so they are shown by default. */
@@ -84,7 +84,8 @@ function checkCreateItem(item: Item, index: number, context: WriteContext): Crea
   const { label, group, valueType } = checkCustomItem(item, index);
   const name = createdName(label);
   requireWriteScope(context.access, { name, group_name: group, manual });
-  const isTag = group === CUSTOM_GROUP && valueType === 0;
+  // Created with the tag priority, it is a tag exactly when the one definition says so.
+  const isTag = isCustomTag({ group, valueType, priority: TAG_PRIORITY });
   const row: AttributeRow = {
     user_id: context.userId,
     name,

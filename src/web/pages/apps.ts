@@ -23,7 +23,7 @@ import { isInvalidInput } from '../../domain/errors';
 import { field, fields, readForm, type Form } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
-import { assertCsrf, page, requireSession } from '../page';
+import { assertCsrf, formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 import { scopeList, scopePicker } from './scope-picker';
 
@@ -206,11 +206,7 @@ export function appPages(router: Router, deps: Deps): void {
     appsPage(ctx, deps, session, await listClientsOwnedBy(deps.db, session.userId), EMPTY_FORM, notice);
   }));
 
-  router.post('/settings/apps', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/apps', formPage(deps, async (ctx, session, form) => {
     const values = readAppForm(form);
     let created;
     try {
@@ -248,11 +244,7 @@ ${secretBlock('Refresh token', ownerToken.refresh_token, '')}
   }));
 
   /** Saves the edit form: refused input shows the page again (400) with what was typed; nothing changes. */
-  router.post('/settings/apps/:clientId', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/apps/:clientId', formPage(deps, async (ctx, session, form) => {
     const app = await ownedApp(ctx, deps, session);
     // The client type is fixed at registration: whatever the form says, the stored one is kept.
     const values = { ...readAppForm(form), confidential: app.confidential };

@@ -18,11 +18,11 @@ import { addDays, isSupportedDate, localDate } from '../../domain/time';
 import { findUserById, type User } from '../../domain/users';
 import { readVisibility } from '../../domain/visibility';
 import { HttpError, notFound } from '../../http/errors';
-import { field, readForm } from '../forms';
+import { field } from '../forms';
 import { noticeAttribute, noticeCode } from '../notices';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
-import { assertCsrf, page, requireSession } from '../page';
+import { formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 import { displayUnit, formatValue, inputHint, inputValue, parseTypedValue } from '../values';
 
@@ -203,11 +203,7 @@ export function dataPages(router: Router, deps: Deps): void {
     await dayPage(ctx, deps, session, person, date, await dataNotice(ctx, deps, person));
   }));
 
-  router.post('/data/values', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/data/values', formPage(deps, async (ctx, session, form) => {
     const person = await personOf(deps, session);
     const date = field(form, 'date');
     if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
@@ -226,11 +222,7 @@ export function dataPages(router: Router, deps: Deps): void {
     trackPage(ctx, deps, session);
   }));
 
-  router.post('/data/track', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/data/track', formPage(deps, async (ctx, session, form) => {
     const person = await personOf(deps, session);
     const request = trackRequestOf(form);
     const typed = { label: field(form, 'label'), group: field(form, 'group'), value_type: field(form, 'value_type') };

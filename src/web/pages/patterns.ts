@@ -12,6 +12,7 @@ import { listAverages, type AverageObject } from '../../domain/averages';
 import { listCorrelations, type CorrelationObject } from '../../domain/correlations';
 import { READ_SCOPES } from '../../domain/scopes';
 import { readVisibility } from '../../domain/visibility';
+import { flagOf } from '../../http/query';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
 import { page, requireSession } from '../page';
@@ -59,8 +60,8 @@ export function patternPages(router: Router, deps: Deps): void {
   router.get('/data/patterns', page(deps, async (ctx) => {
     const session = await requireSession(ctx, deps);
     if (!session) return;
-    const strong = ctx.query.strong === '1';
-    const confident = ctx.query.confident === '1';
+    const strong = flagOf(ctx.query.strong) === true;
+    const confident = flagOf(ctx.query.confident) === true;
     const correlations = await listCorrelations(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: { strong, confident }, page: { limit: SHOWN, offset: 0 } });
     const averages = await listAverages(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: {}, page: { limit: SHOWN, offset: 0 } });
     const names = averages.results.map((a) => a.attribute);
