@@ -3,7 +3,7 @@
  * settings"): who owns each attribute, handing it to another service able to handle it,
  * deactivating it, and version 1's per-attribute `private` flag.
  *
- * A service "able to handle" an attribute is the DESIGN rule, the same as the API's
+ * A service "able to handle" an attribute is the rule of docs/decisions.md ("Values and writes"), the same as the API's
  * available_services: a client connected to the person (a live token; built-in services always
  * are) that has acquired that attribute for them before (an attribute_services row).
  */

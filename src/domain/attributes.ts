@@ -41,7 +41,7 @@ export interface AttributeRow {
   priority: number;
   manual: boolean;
   active: boolean;
-  /** Version 1's per-attribute flag (DESIGN, "Attribute private (v1)"); not part of the v2 object. */
+  /** Version 1's per-attribute flag (docs/decisions.md, "Visibility"); not part of the v2 object. */
   private: boolean;
   service_name: string | null;
   service_label: string | null;
@@ -63,7 +63,7 @@ function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
 }
 
 /**
- * `available_services` of the attribute row `alias` as a JSON array (DESIGN): services that
+ * `available_services` of the attribute row `alias` as a JSON array (docs/decisions.md, "Values and writes"): services that
  * acquired the attribute before and are still connected to the person, i.e. hold a live token
  * (`liveTokenCondition`: not revoked, not replaced by a refresh, not expired at `now`). Daybook's
  * built-in services (manual tracking, demo data) need no token, so they always count as

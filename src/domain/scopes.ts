@@ -51,7 +51,7 @@ export interface ParsedScopes {
 }
 
 /**
- * Parses a scope parameter: names separated by spaces or plus signs (DESIGN). Version 1's
+ * Parses a scope parameter: names separated by spaces or plus signs (docs/decisions.md, "Credentials and scopes"). Version 1's
  * `read+write` arrives decoded as `read write` (or `read+write` when the plus was escaped): the
  * words `read` and `write` together stand for it; `write` alone is unknown.
  */

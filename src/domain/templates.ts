@@ -1,5 +1,5 @@
 /**
- * The catalogue of templates as the API lists it. Templates are never filtered by scope (DESIGN,
+ * The catalogue of templates as the API lists it. Templates are never filtered by scope (docs/decisions.md,
  * "Visibility"): any valid credentials see the whole catalogue.
  */
 import type { components } from '../../generated/types/v2';

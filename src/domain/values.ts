@@ -2,7 +2,7 @@
  * Daily values: how the stored columns become JSON typed by the attribute's value type, and the
  * list of one attribute's values. A day's value is stored in `value_num` (every numeric type, the
  * boolean as 0/1) or `value_text` (strings); the API answers integers for types 0, 3, 4, 6, 7 and 8,
- * numbers for 1 and 5, strings for 2, and null for a day without data (DESIGN, value types).
+ * numbers for 1 and 5, strings for 2, and null for a day without data (docs/decisions.md, "Values and writes").
  */
 import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';

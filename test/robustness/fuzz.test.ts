@@ -113,7 +113,7 @@ async function freshCredentials(model: Model): Promise<Record<string, string>> {
 
 /** Columns a rejected request may still change, by design. */
 function tolerated(model: Model): string[] {
-  // A presented authorisation code is burnt by any failed exchange (DESIGN: a code is single use).
+  // A presented authorisation code is burnt by any failed exchange (docs/decisions.md: a code is single use).
   return model.op.operationId === 'createAccessToken' ? ['authorisation_codes.used_at'] : [];
 }
 

@@ -2,7 +2,7 @@
  * Validates every response a test receives against the OpenAPI document that describes it. A status
  * the operation does not document, a media type it does not declare, or a body that does not match
  * the schema fails the test. Responses outside the documents (unknown paths, wrong methods,
- * trailing-slash redirects) are checked against the rules DESIGN.md gives them.
+ * trailing-slash redirects) are checked against the rules docs/decisions.md gives them.
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';

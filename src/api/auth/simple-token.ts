@@ -1,5 +1,5 @@
 /**
- * POST /api/1/auth/simple-token/ and its alias /api/2/auth/simple-token/ (DESIGN): user name and
+ * POST /api/1/auth/simple-token/ and its alias /api/2/auth/simple-token/ (docs/decisions.md, "Credentials and scopes"): user name and
  * password for the person's simple token, the same token each time until they reset it. Throttled
  * like the login form; bad credentials are 400 with the error body.
  */

@@ -1,6 +1,6 @@
 /**
- * The one way a version 1 handler learns whose data `:username` names (DESIGN, "Another user in
- * v1"), on the domain rule in domain/v1-subject.ts: `$self` or the caller's own user name is the
+ * The one way a version 1 handler learns whose data `:username` names (docs/decisions.md,
+ * "Visibility"), on the domain rule in domain/v1-subject.ts: `$self` or the caller's own user name is the
  * caller; another name is another user, shown as a public profile (profile, today) or refused.
  */
 import type Koa from 'koa';

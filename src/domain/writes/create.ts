@@ -1,7 +1,7 @@
 /**
  * Creating attributes: from a template, or from a label, an existing group and a value type
  * (manual by default). The new attribute belongs to the calling service. A created attribute's
- * name derives from its label (DESIGN): lower-cased, runs of characters other than a-z and 0-9
+ * name derives from its label (docs/decisions.md, "Values and writes"): lower-cased, runs of characters other than a-z and 0-9
  * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
  * underscores for spaces.
  */
@@ -45,7 +45,7 @@ function checkCustomItem(item: Item, index: number): { label: string; group: str
 }
 
 /**
- * The name a created attribute gets from its label (DESIGN): the label's name, except that a
+ * The name a created attribute gets from its label (docs/decisions.md): the label's name, except that a
  * template's name stays free for the template's own attribute, so "Steps" becomes `steps_2`.
  */
 export function createdName(label: string): string {

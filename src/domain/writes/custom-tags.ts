@@ -1,5 +1,5 @@
 /**
- * Custom tags (DESIGN, Custom tags): a tag is an integer attribute of the custom group with
+ * Custom tags (docs/decisions.md, "Custom tags"): a tag is an integer attribute of the custom group with
  * priority 2 or more, 1 on the days it was used. The `custom` string attribute is a convenience
  * text of a day's tags, kept in step whenever a tag is written, never the source of truth: the
  * tags with value 1, underscores shown as spaces, joined by ", " in write order, the oldest dropped

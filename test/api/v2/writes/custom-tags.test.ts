@@ -1,4 +1,4 @@
-/** Custom tags and the day's `custom` text kept in step with them (DESIGN, Custom tags). */
+/** Custom tags and the day's `custom` text kept in step with them (docs/decisions.md, "Custom tags"). */
 import { startTestApp, type TestApp } from '../../../support/app';
 import { loadUserData } from '../../../../src/analytics/load-user-data';
 import { valueOn, writer, type Writer } from './setup';
