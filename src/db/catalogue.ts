@@ -99,9 +99,6 @@ export const VALUE_TYPE_DESCRIPTIONS = [
   'Scale (1-9 as integer)',
 ] as const;
 
-/** A `value_type_description`. */
-export type ValueTypeDescription = (typeof VALUE_TYPE_DESCRIPTIONS)[number];
-
 /** Whether a value type is stored as text (`value_text`) rather than a number (`value_num`). */
 export function isTextValueType(valueType: number): boolean {
   return valueType === VALUE_TYPES.string;

@@ -196,6 +196,7 @@ async function startCluster(dir: string, password: string, options: EmbeddedOpti
       `The embedded PostgreSQL in ${dir} did not start on port ${options.port}` +
         ` (is another program using that port? set EMBEDDED_PG_PORT): ${error instanceof Error ? error.message : 'it exited'}\n` +
         recent.join('\n'),
+      { cause: error },
     );
   }
   return server;

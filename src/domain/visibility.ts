@@ -37,7 +37,9 @@ export function readOrWriteVisibility(scopes: Iterable<string>): Visibility {
 }
 
 /** The owned list follows the values rule: a service sees what it may write even without the read scope. */
-export const ownedVisibility = readOrWriteVisibility;
+export function ownedVisibility(scopes: Iterable<string>): Visibility {
+  return readOrWriteVisibility(scopes);
+}
 
 /** The same rule for one attribute already loaded (for paths that fetch before they check). */
 export function isVisible(visibility: Visibility, attribute: { group_name: string; manual: boolean }): boolean {

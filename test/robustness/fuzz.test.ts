@@ -199,7 +199,7 @@ async function check(model: Model, mutations: Mutation[]): Promise<void> {
   try {
     answer = await sendDocumented(app.baseUrl, request, 10_000);
   } catch (error) {
-    throw new Error(`${(error as Error).message.slice(0, 1500)}\n${describeRequest(request)}`);
+    throw new Error(`${(error as Error).message.slice(0, 1500)}\n${describeRequest(request)}`, { cause: error });
   }
   const stats = tried.get(`${model.op.api} ${model.op.operationId}`)!;
   stats.runs += 1;

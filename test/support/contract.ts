@@ -6,7 +6,7 @@
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import type { OpenAPIBackend, Document, Operation } from 'openapi-backend';
+import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { OpenApi31Backend, apiFor, loadBundle, type ApiName } from '../../src/http/openapi';
 
 const validators = new Map<ApiName, Promise<OpenAPIBackend>>();
@@ -97,4 +97,3 @@ export async function assertDocumented(r: ObservedResponse): Promise<void> {
   throw new Error(`${describe(r)}: no document describes this response.`);
 }
 
-export type { Document };

@@ -166,7 +166,7 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     ctx.redirect(ended ? '/settings/account?ended=1' : '/settings/account');
   }));
 
-  router.post('/settings/account/sessions/end-others', formPage(deps, async (ctx, session, form) => {
+  router.post('/settings/account/sessions/end-others', formPage(deps, async (ctx, session) => {
     const ended = await endOtherSessions(deps.db, session.userId, session.idHash);
     ctx.status = 303;
     ctx.redirect(`/settings/account?ended=${ended}`);
