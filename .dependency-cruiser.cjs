@@ -53,6 +53,13 @@ module.exports = {
       to: { path: '^src/(analytics|api|web|oauth)/' },
     },
     {
+      name: 'data-is-the-bottom',
+      comment: 'The data layer (knex, migrations, catalogue, demo data) knows nothing of the rules or the edges above it.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^src/(domain|http|api|web|oauth|analytics|client|tools)/|^src/(app|server|deps)[.]ts$' },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       from: { orphan: true, pathNot: ['[.]d[.]ts$', '(^|/)tsconfig[.]json$', '^src/tools/.*[.]mjs$'] },
