@@ -18,11 +18,11 @@ import { metaRoutes } from './http/meta-routes';
 import { authenticate } from './http/auth';
 import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit';
 import { createMetrics } from './http/metrics';
-import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backend, type HandlerMap, type OperationHandler } from './http/openapi';
+import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backend, type HandlerMap } from './http/openapi';
 import { HttpError } from './http/errors';
 import { checkHost, UNKNOWN_HOST } from './http/host-check';
 import { invalidRequest, sendTokenError } from './oauth/oauth-error';
-import { sendAuthorizationErrorPage } from './oauth/consent-page';
+import { oauthInteractions, sendAuthorizationErrorPage } from './web/pages/consent';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
 import { oauthHandlers, tokenRequestParseErrors } from './oauth';
@@ -31,13 +31,8 @@ import { refuseCrossSiteForms } from './web/same-origin';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
-  return { v2: v2Handlers(deps), v1: v1Handlers(deps), oauth: oauthHandlers(deps) };
+  return { v2: v2Handlers(deps), v1: v1Handlers(deps), oauth: oauthHandlers(deps, oauthInteractions(deps)) };
 }
-
-/** Operations of the contract whose handlers have not landed yet answer 501 with the error body. */
-const notYetServed: OperationHandler = (c) => {
-  throw new HttpError(501, `${c.operation.operationId} is part of the contract but not served by this build yet.`);
-};
 
 /** A request for a host the service does not answer to: 400 in the form the path's document gives its errors. */
 function refuseUnknownHost(ctx: Koa.Context): void {
@@ -64,14 +59,14 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   const handlers = handlersFor(deps);
   const backends = {} as Record<ApiName, Backend>;
   for (const name of ['v2', 'v1', 'oauth'] as ApiName[]) {
-    backends[name] = await createBackend(name, handlers[name], notYetServed);
+    backends[name] = await createBackend(name, handlers[name]);
   }
   const hops = deps.config.trustProxyHops;
   // maxIpsCount keeps Koa's own ctx.ip in line with clientAddress (never read for a decision).
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const meta = metaRoutes(deps.db);
   const metrics = deps.config.metricsToken
-    ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, boss: deps.jobs?.boss })
+    ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, queueSizes: deps.jobs?.queueSizes })
     : undefined;
 
   // Outside the error mapper, so that it counts the status the client gets.

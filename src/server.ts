@@ -84,10 +84,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const { app, backends } = await createApp({ config, db: database.db, logger, secretKey, now, jobs });
-  for (const backend of Object.values(backends)) {
-    if (backend.unhandled.length > 0) logger.warn({ api: backend.name, operations: backend.unhandled }, 'operations without a handler answer 501');
-  }
+  const { app } = await createApp({ config, db: database.db, logger, secretKey, now, jobs });
 
   const server = createHttpServer(app.callback(), config);
   try {

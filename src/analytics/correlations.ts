@@ -1,5 +1,5 @@
 /**
- * The weekly correlations of one person (DESIGN "Correlation" rows).
+ * The weekly correlations of one person (docs/decisions.md, "Derived data").
  *
  * - Window: the 365 days before the set's date. Pairs: every two numeric attributes; offset 0
  *   (same day, once per unordered pair, `attribute` first in list order) and offset -1
@@ -21,19 +21,17 @@ import { correlationPValue } from './stats/p-value';
 import { phrasingFor } from './phrasing';
 import { indexOf, type SeriesAttribute, type UserData } from './series';
 import { CORRELATION_WINDOW_DAYS } from './week';
+import { STRONG_R } from '../domain/correlation-strength';
 
 /** Fewest days of paired data a correlation is computed from. */
 export const MIN_PAIRED_DAYS = 30;
 
-/** Published when the Benjamini-Hochberg q over the week's tests is below this (DESIGN). */
+/** Published when the Benjamini-Hochberg q over the week's tests is below this (docs/decisions.md, "Derived data"). */
 export const PUBLISH_Q = 0.2;
-
-/** `strong=true` and the strength words: |r| at least this is strong (DESIGN). */
-export const STRONG_R = 0.4;
 
 export type Offset = 0 | -1;
 
-/** Stars and their words from q (DESIGN "Correlation stars"). */
+/** Stars and their words from q (docs/decisions.md, "Derived data"). */
 export function starsFor(q: number): { stars: number; description: string } {
   if (q < 0.01) return { stars: 5, description: 'Certain to be related' };
   if (q < 0.05) return { stars: 4, description: 'Almost certainly related' };
@@ -42,7 +40,7 @@ export function starsFor(q: number): { stars: number; description: string } {
   return { stars: 1, description: 'Possibly related' };
 }
 
-/** The strength words from |r| (DESIGN "Correlation strength"). */
+/** The strength words from |r| (docs/decisions.md, "Derived data"). */
 export function strengthFor(r: number): string {
   const a = Math.abs(r);
   if (a < 0.2) return 'Rarely go together';

@@ -13,13 +13,13 @@ import { addDays, isValidTimeZone, localDate } from '../domain/time';
 import { computeAverages } from './averages';
 import { computeCorrelations } from './correlations';
 import { INSIGHT_LOOKBACK_DAYS, findInsights } from './insights';
-import { loadUserData, type UserData } from './series';
+import type { UserData } from './series';
+import { loadUserData } from './load-user-data';
 import { drainChanges, insertInsights, markInsightsRun, pendingChanges, recordWeek, replaceAverages, replaceCorrelations } from './store';
 import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
 import { recordDerivedUpdated } from '../domain/webhooks/record';
+import { ADVISORY_LOCKS } from '../db/advisory-locks';
 
-/** Names the per-person advisory locks of derived data among the database's advisory locks. */
-const LOCK_NAMESPACE = 730_211_802;
 
 /** Test seams: run inside the transaction at the named point (a test throws or kills the connection here). */
 export interface DeriveHooks {
@@ -55,7 +55,7 @@ export interface DeriveSummary {
 }
 
 async function lockPerson(trx: Knex.Transaction, userId: number): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)', [LOCK_NAMESPACE, userId]);
+  await trx.raw('select pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)', [ADVISORY_LOCKS.derivedData, userId]);
 }
 
 /** The person's time zone (UTC if the stored name is not one this runtime knows); undefined if the person is gone. */

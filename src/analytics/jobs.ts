@@ -30,6 +30,7 @@ import { deriveUser, generateInsights } from './derive';
 import { weekDate } from './week';
 import { sweepExpired } from '../domain/housekeeping';
 import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from '../webhooks/jobs';
+import { ADVISORY_LOCKS, withSessionLock } from '../db/advisory-locks';
 
 export const QUEUES = {
   derive: 'derive-user',
@@ -93,6 +94,8 @@ export interface Jobs {
   sweepChanges(): Promise<number>;
   /** The webhook dispatcher and delivery queue (src/webhooks/jobs.ts). */
   webhooks: Webhooks;
+  /** Waiting jobs (created or retrying) per queue, for the metrics. */
+  queueSizes(): Promise<Record<string, number>>;
   /** Stops taking jobs, lets running ones finish (up to `timeoutMs`), closes pg-boss's pool. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -113,27 +116,14 @@ function safeLocalDate(now: Date, timezone: string): string {
   }
 }
 
-/** Names "create the job queues" among the database's advisory locks. */
-const QUEUE_SETUP_LOCK = 7_302_118_002;
-
 /**
- * Runs `work` while holding a session advisory lock, on a connection of its own. pg-boss creates
+ * Runs `work` while holding the queue set-up lock (a session advisory lock). pg-boss creates
  * each queue's partition with DDL (CREATE TABLE, ATTACH PARTITION, foreign keys) that deadlocks when
  * two processes create queues at once: found by test/robustness/instances.test.ts, where the second
  * of two instances started together on a fresh database failed to start ("deadlock detected").
  */
-async function serialised<T>(db: Knex, work: () => Promise<T>): Promise<T> {
-  const connection: unknown = await db.client.acquireConnection();
-  try {
-    await db.raw('select pg_advisory_lock(?)', [QUEUE_SETUP_LOCK]).connection(connection);
-    try {
-      return await work();
-    } finally {
-      await db.raw('select pg_advisory_unlock(?)', [QUEUE_SETUP_LOCK]).connection(connection);
-    }
-  } finally {
-    await db.client.releaseConnection(connection);
-  }
+function serialised<T>(db: Knex, work: () => Promise<T>): Promise<T> {
+  return withSessionLock(db, ADVISORY_LOCKS.queueSetup, work);
 }
 
 /** Starts pg-boss (creating or migrating its schema), its queues, and, when asked, workers and schedules. */
@@ -261,6 +251,11 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     sweep,
     sweepChanges,
     webhooks,
+    async queueSizes() {
+      const names = [...Object.values(QUEUES), DELIVER_QUEUE];
+      const sizes = await Promise.all(names.map((name) => boss.getQueueSize(name)));
+      return Object.fromEntries(names.map((name, i) => [name, sizes[i] ?? 0]));
+    },
     async stop(timeoutMs = 20_000) {
       await webhooks.stop();
       await boss.stop({ graceful: true, timeout: timeoutMs, wait: true });

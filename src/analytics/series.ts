@@ -7,9 +7,9 @@
  * used) are often stored only on the days they were used. A tag's day without a value counts as 0
  * on every day the person tracked anything else, so "used" and "not used" can be compared.
  */
-import type { Knex } from 'knex';
-import { VALUE_TYPES, isTextValueType } from '../db/catalogue';
-import { addDays } from '../domain/time';
+import { isTextValueType } from '../db/catalogue';
+import { addDays, daysBetween, weekdayOf } from '../domain/time';
+import { isCustomTag } from '../domain/custom-tag';
 
 /** One numeric attribute with what phrasing, insights and the API objects need. */
 export interface SeriesAttribute {
@@ -45,97 +45,8 @@ export interface UserData {
   attributes: SeriesAttribute[];
 }
 
-/** True for a custom tag attribute (the spec: custom group, integer, priority 2 or higher). */
-export function isTagAttribute(a: { group: string; valueType: number; priority: number }): boolean {
-  return a.group === 'custom' && (a.valueType === VALUE_TYPES.integer || a.valueType === VALUE_TYPES.boolean) && a.priority >= 2;
-}
-
-/** Weekday of a YYYY-mm-dd date, 0 Monday .. 6 Sunday. */
-export function weekdayOf(date: string): number {
-  const [y, m, d] = date.split('-').map(Number);
-  const at = new Date(0);
-  at.setUTCFullYear(y, m - 1, d);
-  return (at.getUTCDay() + 6) % 7;
-}
-
-/** Whole days from `from` to `to` (positive when `to` is later). */
-export function daysBetween(from: string, to: string): number {
-  const ms = (date: string) => {
-    const [y, m, d] = date.split('-').map(Number);
-    const at = new Date(0);
-    at.setUTCFullYear(y, m - 1, d);
-    return at.getTime();
-  };
-  return Math.round((ms(to) - ms(from)) / 86_400_000);
-}
-
-interface Row {
-  id: number;
-  name: string;
-  label: string;
-  template_name: string | null;
-  group_name: string;
-  group_label: string;
-  group_priority: number;
-  priority: number;
-  value_type: number;
-  manual: boolean;
-  unit: string | null;
-  /** "dayIndex:value" pairs joined by commas (a text aggregate parses far faster than two arrays). */
-  points: string | null;
-}
-
-/**
- * Loads every numeric attribute of `userId` with its values from `from` to `to` (inclusive), in
- * one query. Values that are not finite numbers are treated as missing.
- */
-export async function loadUserData(db: Knex, userId: number, from: string, to: string): Promise<UserData> {
-  const rows: Row[] = (
-    await db.raw(
-      `select a.id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
-              a.priority, a.value_type, a.manual, t.unit,
-              (select string_agg((v.date - ?::date)::text || ':' || v.value_num::text, ',')
-                 from attribute_values v
-                where v.user_id = a.user_id and v.attribute_id = a.id
-                  and v.date between ? and ?
-                  and v.value_num is not null) as points
-         from attributes a
-         join groups g on g.name = a.group_name
-         left join templates t on t.name = a.template_name
-        where a.user_id = ? and a.value_type <> ?
-        order by g.priority, a.priority, a.name`,
-      [from, from, to, userId, VALUE_TYPES.string],
-    )
-  ).rows;
-  return buildUserData(
-    userId,
-    from,
-    to,
-    rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      label: row.label,
-      template: row.template_name,
-      group: row.group_name,
-      groupLabel: row.group_label,
-      groupPriority: row.group_priority,
-      priority: row.priority,
-      valueType: row.value_type,
-      manual: row.manual,
-      unit: row.unit,
-      points: parsePoints(row.points),
-    })),
-  );
-}
-
-/** "3:7.5,4:8" -> [[3, 7.5], [4, 8]]. */
-function parsePoints(text: string | null): Array<[number, number]> {
-  if (!text) return [];
-  return text.split(',').map((point) => {
-    const colon = point.indexOf(':');
-    return [Number(point.slice(0, colon)), Number(point.slice(colon + 1))];
-  });
-}
+/** True for a custom tag attribute, by the one definition the writes use too (src/domain/custom-tag.ts). */
+export const isTagAttribute = isCustomTag;
 
 /** An attribute's details and its values as [day index from `from`, value] pairs. */
 export type AttributeInput = Omit<SeriesAttribute, 'values' | 'count' | 'isTag'> & { points: ReadonlyArray<readonly [number, number]> };

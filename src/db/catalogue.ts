@@ -99,15 +99,12 @@ export const VALUE_TYPE_DESCRIPTIONS = [
   'Scale (1-9 as integer)',
 ] as const;
 
-/** A `value_type_description`. */
-export type ValueTypeDescription = (typeof VALUE_TYPE_DESCRIPTIONS)[number];
-
 /** Whether a value type is stored as text (`value_text`) rather than a number (`value_num`). */
 export function isTextValueType(valueType: number): boolean {
   return valueType === VALUE_TYPES.string;
 }
 
-/** Whether values of this type must be JSON integers (DESIGN: integers for 0, 3, 4, 6, 7, 8). */
+/** Whether values of this type must be JSON integers (docs/decisions.md, "Values and writes": integers for 0, 3, 4, 6, 7, 8). */
 export function isIntegerValueType(valueType: number): boolean {
   return valueType !== VALUE_TYPES.float && valueType !== VALUE_TYPES.percentage && valueType !== VALUE_TYPES.string;
 }
@@ -270,7 +267,7 @@ export interface BuiltinServiceDef {
   readonly description: string;
 }
 
-/** Owner of attributes a person tracks by hand in the web pages (DESIGN). */
+/** Owner of attributes a person tracks by hand in the web pages (docs/decisions.md, "Values and writes"). */
 export const MANUAL_SERVICE: BuiltinServiceDef = {
   name: 'daybook',
   label: 'Daybook',

@@ -12,11 +12,9 @@ export {
   generateDemoData,
   selectDemoTemplates,
   type DemoDataOptions,
-  type DemoPoint,
   type DemoSeries,
   type PlantedRelationship,
 } from './demo-generator';
-export { RHYTHMIC_TEMPLATES } from './demo-models';
 
 /** What `loadDemoData` wrote. */
 export interface DemoLoadResult {

@@ -10,7 +10,7 @@ import { Rng } from './demo-random';
 export interface PlantedRelationship {
   readonly attribute: string;
   readonly attribute2: string;
-  /** DESIGN's meaning: 0 same day, -1 when attribute2 is the day after attribute. */
+  /** docs/decisions.md's meaning: 0 same day, -1 when attribute2 is the day after attribute. */
   readonly offset: 0 | -1;
   readonly direction: 'positive' | 'negative';
   /** Pearson r over a year of generated data; seeds and the rhythms setting land within about 0.1. */

@@ -279,7 +279,11 @@ export const DEMO_MODELS: Readonly<Record<string, DemoModel>> = {
   sunset: daily(0.01, (r, d, _i, ctx) => Math.round(ctx.rhythms ? 397 + 164 * daylight(d) : r.int(233, 561))),
 };
 
-/** Templates whose values follow the calendar when rhythms are on (so they relate to each other through it). */
+/**
+ * Templates whose values follow the calendar when rhythms are on (so they relate to each other
+ * through it): documentation for people reading the generator, kept beside the models it describes.
+ * @public
+ */
 export const RHYTHMIC_TEMPLATES: Readonly<Record<string, string>> = {
   steps: 'more at weekends',
   active_energy: 'follows steps',

@@ -9,9 +9,11 @@ import type { JumpableRandomGenerator } from 'pure-rand/lib/types/JumpableRandom
 // pure-rand 8 publishes its modules only through package "exports", which this project's
 // moduleResolution (node10) cannot see; Node's require can. So types come from the files
 // themselves (erased at run time) and the code from the exported paths.
+/* eslint-disable @typescript-eslint/no-require-imports -- see above */
 const { xoroshiro128plus } = require('pure-rand/generator/xoroshiro128plus') as typeof XoroshiroModule;
 const { uniformFloat64 } = require('pure-rand/distribution/uniformFloat64') as typeof UniformFloat64Module;
 const { uniformInt } = require('pure-rand/distribution/uniformInt') as typeof UniformIntModule;
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** 32-bit FNV-1a of a string: turns a stream name into seed material. */
 function hashString(text: string): number {

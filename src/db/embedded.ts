@@ -117,7 +117,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   // Held until stop(): a second start on this folder refuses here, before it touches the cluster.
   const lock = lockDataFolder(asked);
   let postmaster: Postmaster | undefined;
-  let dir = asked;
+  let dir: string;
   try {
     const programs = postgresPrograms(who); // before any folder is made for a cluster that cannot run
     dir = clusterFolder(asked, who, { create: true });

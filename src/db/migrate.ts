@@ -3,6 +3,7 @@
  */
 import type { Knex } from 'knex';
 import { MIGRATIONS, type NamedMigration } from './migrations';
+import { ADVISORY_LOCKS, withSessionLock } from './advisory-locks';
 
 const migrationSource: Knex.MigrationSource<NamedMigration> = {
   getMigrations: async () => [...MIGRATIONS],
@@ -13,27 +14,12 @@ const migrationSource: Knex.MigrationSource<NamedMigration> = {
 /** The migrator configuration every caller shares (table name is knex's default). */
 export const MIGRATION_CONFIG: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
 
-// Arbitrary constant naming "Daybook schema migration" among advisory locks.
-const MIGRATION_LOCK_KEY = 7_302_118_001;
-
 /**
- * Holds a session-level advisory lock while `work` runs, so several instances starting together
- * wait for each other instead of failing on knex's own "migration table is already locked" (and
- * a crashed instance's lock dies with its connection). Uses one pooled connection of its own, so
- * the pool needs at least two.
+ * Several instances starting together wait for each other instead of failing on knex's own
+ * "migration table is already locked".
  */
-async function withMigrationLock<T>(knex: Knex, work: () => Promise<T>): Promise<T> {
-  const connection: unknown = await knex.client.acquireConnection();
-  try {
-    await knex.raw('select pg_advisory_lock(?)', [MIGRATION_LOCK_KEY]).connection(connection);
-    try {
-      return await work();
-    } finally {
-      await knex.raw('select pg_advisory_unlock(?)', [MIGRATION_LOCK_KEY]).connection(connection);
-    }
-  } finally {
-    await knex.client.releaseConnection(connection);
-  }
+function withMigrationLock<T>(knex: Knex, work: () => Promise<T>): Promise<T> {
+  return withSessionLock(knex, ADVISORY_LOCKS.migration, work);
 }
 
 /** Applies every migration not yet applied. Safe to run on each start and from several instances. */

@@ -3,12 +3,12 @@
  * settings"): who owns each attribute, handing it to another service able to handle it,
  * deactivating it, and version 1's per-attribute `private` flag.
  *
- * A service "able to handle" an attribute is the DESIGN rule, the same as the API's
+ * A service "able to handle" an attribute is the rule of docs/decisions.md ("Values and writes"), the same as the API's
  * available_services: a client connected to the person (a live token; built-in services always
  * are) that has acquired that attribute for them before (an attribute_services row).
  */
 import type { Knex } from 'knex';
-import { HttpError } from '../http/errors';
+import { invalidInput, notFoundError } from './errors';
 import { liveTokenCondition } from './tokens';
 
 export interface ServiceRef {
@@ -75,7 +75,7 @@ export async function listAttributeSettings(db: Knex, userId: number, now: Date)
 
 async function attributeId(db: Knex, userId: number, name: string): Promise<number> {
   const row = await db('attributes').where({ user_id: userId, name }).first('id');
-  if (!row) throw new HttpError(404, `You have no attribute named ${name}.`);
+  if (!row) throw notFoundError(`You have no attribute named ${name}.`);
   return row.id;
 }
 
@@ -84,7 +84,7 @@ export async function changeAttributeOwner(db: Knex, userId: number, name: strin
   const id = await attributeId(db, userId, name);
   const service = ((await capableServices(db, userId, now)).get(id) ?? []).find((candidate) => candidate.name === serviceName);
   if (!service) {
-    throw new HttpError(400, `${serviceName} cannot own ${name}: only a connected app that has handled this attribute before can.`);
+    throw invalidInput(`${serviceName} cannot own ${name}: only a connected app that has handled this attribute before can.`);
   }
   await db('attributes').where({ user_id: userId, id }).update({ owner_client_pk: service.clientPk, active: true });
   return service;

@@ -6,8 +6,9 @@
  * data (available services, the window of values) comes from correlated subqueries evaluated only
  * for the page's rows. So the cost does not grow with the page size in round trips.
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType, type ValueTypeDescription } from '../db/catalogue';
+import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../db/catalogue';
 import { PREPARED } from '../db/knex';
 import { daysEndingAt } from './time';
 import { liveTokenCondition } from './tokens';
@@ -15,35 +16,16 @@ import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './valu
 import { whereVisible, type Visibility } from './visibility';
 
 /** A group embedded in an attribute or template. */
-export interface GroupObject {
-  name: GroupName;
-  label: string;
-  priority: number;
-}
+export type GroupObject = components['schemas']['Group'];
 
 /** A service: an OAuth2 client's `client_id` as `name` and its name as `label`. */
-export interface ServiceObject {
-  name: string;
-  label: string;
-}
+export type ServiceObject = components['schemas']['Service'];
 
 /** The spec's Attribute (version 2). */
-export interface AttributeObject {
-  template: string | null;
-  name: string;
-  label: string;
-  group: GroupObject;
-  service: ServiceObject | null;
-  active: boolean;
-  priority: number;
-  manual: boolean;
-  value_type: ValueType;
-  value_type_description: ValueTypeDescription;
-  available_services: ServiceObject[];
-}
+export type AttributeObject = components['schemas']['Attribute'];
 
 /** The with-values variant: no `available_services` (the spec), a window of values instead. */
-export type AttributeWithValuesObject = Omit<AttributeObject, 'available_services'> & { values: ValueObject[] };
+export type AttributeWithValuesObject = components['schemas']['AttributeWithValues'];
 
 /** One row of `selectAttributes`. */
 export interface AttributeRow {
@@ -59,7 +41,7 @@ export interface AttributeRow {
   priority: number;
   manual: boolean;
   active: boolean;
-  /** Version 1's per-attribute flag (DESIGN, "Attribute private (v1)"); not part of the v2 object. */
+  /** Version 1's per-attribute flag (docs/decisions.md, "Visibility"); not part of the v2 object. */
   private: boolean;
   service_name: string | null;
   service_label: string | null;
@@ -81,7 +63,7 @@ function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
 }
 
 /**
- * `available_services` of the attribute row `alias` as a JSON array (DESIGN): services that
+ * `available_services` of the attribute row `alias` as a JSON array (docs/decisions.md, "Values and writes"): services that
  * acquired the attribute before and are still connected to the person, i.e. hold a live token
  * (`liveTokenCondition`: not revoked, not replaced by a refresh, not expired at `now`). Daybook's
  * built-in services (manual tracking, demo data) need no token, so they always count as
@@ -278,4 +260,20 @@ export async function listAttributesWithValues(
       return { ...attribute, values };
     }),
   };
+}
+
+/** The full Attribute objects of a person's named attributes, in one query (the answers of batch writes). */
+export async function attributeObjectsNamed(db: Knex, userId: number, names: string[], now: Date): Promise<Map<string, AttributeObject>> {
+  if (names.length === 0) return new Map();
+  const rows: AttributeRow[] = await selectAttributes(db, userId, now).whereIn('a.name', [...new Set(names)]);
+  return new Map(rows.map((row) => [row.name, attributeObject(row)]));
+}
+
+/** Label and value type of a person's named attributes (the pages show labels and parse typed input). */
+export async function attributeLabels(db: Knex, userId: number, names: string[]): Promise<Map<string, { label: string; value_type: number }>> {
+  const rows: Array<{ name: string; label: string; value_type: number }> = await db('attributes')
+    .where({ user_id: userId })
+    .whereIn('name', names)
+    .select('name', 'label', 'value_type');
+  return new Map(rows.map((row) => [row.name, { label: row.label, value_type: row.value_type }]));
 }

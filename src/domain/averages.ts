@@ -3,23 +3,13 @@
  * filters, the visibility rule, the order, and the spec's Average object. One query: the page's
  * rows carry a window count of all matching rows.
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
 import { MAX_OFFSET } from './values';
 import { whereVisible, type Visibility } from './visibility';
 
 /** The spec's Average: every field a float (a weekday without data holds the overall median). */
-export interface AverageObject {
-  attribute: string;
-  date: string;
-  overall: number;
-  monday: number;
-  tuesday: number;
-  wednesday: number;
-  thursday: number;
-  friday: number;
-  saturday: number;
-  sunday: number;
-}
+export type AverageObject = components['schemas']['Average'];
 
 /**
  * Which sets a list holds: `latest-set` the person's newest weekly set (one date: version 2's

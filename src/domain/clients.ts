@@ -1,9 +1,9 @@
 /** OAuth2 clients. Each client is also a *service*: its client_id is the service name, its name the label. */
 import type { Knex } from 'knex';
-import { HttpError } from '../http/errors';
+import { invalidInput, notFoundError } from './errors';
 import { hashCredential, newSecret } from './credentials';
 import { ALL_SCOPE_NAMES, V2_SCOPE_NAMES, scopesBeyond } from './scopes';
-import { revokeGrant } from './tokens';
+import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
 
 export interface OAuthClient {
   id: number;
@@ -75,23 +75,39 @@ export interface ClientSettings {
  */
 export function checkClientSettings(input: ClientSettingsInput): ClientSettings {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 100) throw new HttpError(400, 'An app name is 1 to 100 characters.');
-  if (input.redirectUris.length === 0) throw new HttpError(400, 'An app needs at least one redirect URI.');
+  if (name.length < 1 || name.length > 100) throw invalidInput('An app name is 1 to 100 characters.');
+  if (input.redirectUris.length === 0) throw invalidInput('An app needs at least one redirect URI.');
   for (const uri of input.redirectUris) {
     const problem = redirectUriProblem(uri);
-    if (problem) throw new HttpError(400, problem);
+    if (problem) throw invalidInput(problem);
   }
-  if (input.redirectUris.length > 20) throw new HttpError(400, 'An app has at most 20 redirect URIs.');
+  if (input.redirectUris.length > 20) throw invalidInput('An app has at most 20 redirect URIs.');
   const description = input.description ?? '';
-  if (description.length > 1000) throw new HttpError(400, 'A description is at most 1000 characters.');
+  if (description.length > 1000) throw invalidInput('A description is at most 1000 characters.');
   const website = input.website ?? '';
   const websiteProblem = website ? websiteUrlProblem(website) : undefined;
-  if (websiteProblem) throw new HttpError(400, websiteProblem);
+  if (websiteProblem) throw invalidInput(websiteProblem);
   const scopes = [...new Set(input.scopes ?? V2_SCOPE_NAMES)];
-  if (scopes.length === 0) throw new HttpError(400, 'Choose at least one scope the app may ask for.');
+  if (scopes.length === 0) throw invalidInput('Choose at least one scope the app may ask for.');
   const unknown = scopes.filter((s) => !ALL_SCOPE_NAMES.includes(s));
-  if (unknown.length > 0) throw new HttpError(400, `Unknown scopes: ${unknown.join(', ')}.`);
+  if (unknown.length > 0) throw invalidInput(`Unknown scopes: ${unknown.join(', ')}.`);
   return { name, description, website, redirectUris: input.redirectUris, scopes };
+}
+
+/**
+ * Registers a person's app together with a token for the person's own account with the app's
+ * scopes (to try the API at once), in one transaction; both secrets are returned once.
+ */
+export async function registerClientWithOwnerToken(
+  db: Knex,
+  input: ClientSettingsInput & { ownerUserId: number; confidential?: boolean },
+  now: Date,
+): Promise<{ client: OAuthClient; clientSecret: string | undefined; ownerToken: TokenResponse }> {
+  return db.transaction(async (trx) => {
+    const { client, clientSecret } = await createClient(trx, input);
+    const ownerToken = await issueTokens(trx, { userId: input.ownerUserId, clientPk: client.id, scopes: client.allowed_scopes, now });
+    return { client, clientSecret, ownerToken };
+  });
 }
 
 /** Registers a client owned by a person; the secret (confidential clients only) is returned once. */
@@ -139,7 +155,7 @@ export async function updateClient(
   return db.transaction(async (trx) => {
     // Locked and read again: two edits at once must not each narrow from a stale set.
     const current: OAuthClient | undefined = await trx('oauth_clients').where({ id: client.id, builtin: false }).forUpdate().first();
-    if (!current) throw new HttpError(404, 'This app no longer exists.');
+    if (!current) throw notFoundError('This app no longer exists.');
     const [updated] = await trx('oauth_clients')
       .where({ id: current.id })
       .update({
@@ -193,7 +209,7 @@ export async function findClientOwnedBy(db: Knex, ownerUserId: number, clientId:
  * Tokens already issued stay valid (they are the people's, not the secret's).
  */
 export async function rotateClientSecret(db: Knex, client: OAuthClient): Promise<string> {
-  if (!client.confidential) throw new HttpError(400, 'A public app has no client secret to rotate.');
+  if (!client.confidential) throw invalidInput('A public app has no client secret to rotate.');
   const secret = newSecret();
   await db('oauth_clients').where({ id: client.id }).update({ secret_hash: hashCredential(secret) });
   return secret;

@@ -8,7 +8,7 @@
  */
 import type { Knex } from 'knex';
 import type { components } from '../../generated/types/v2';
-import { STRONG_R } from '../analytics/correlations';
+import { STRONG_R } from './correlation-strength';
 import { PREPARED } from '../db/knex';
 import { MAX_OFFSET } from './values';
 import { whereVisible, type Visibility } from './visibility';
@@ -33,7 +33,7 @@ interface Row {
   total?: number;
 }
 
-/** DESIGN "Correlation extra fields": attribute_category, description, occurrence and rating are null. */
+/** docs/decisions.md, "Derived data" (correlation extra fields): attribute_category, description, occurrence and rating are null. */
 export function correlationObject(row: Row): CorrelationObject {
   return {
     date: row.date,
@@ -119,7 +119,7 @@ export async function listCorrelations(
 }
 
 /**
- * The correlation of two attributes in either order (DESIGN "Correlation combo"): of the newest
+ * The correlation of two attributes in either order (docs/decisions.md, "Derived data"): of the newest
  * week that found the pair, the one with the largest |value| across offsets. Undefined when none
  * exists or neither attribute is visible.
  */

@@ -2,31 +2,14 @@
  * Insights as the API lists them (analytics/insights computes and stores them): filters,
  * visibility by the insight's attribute, newest first, and the spec's Insight object.
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
-import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType, type ValueTypeDescription } from '../db/catalogue';
+import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../db/catalogue';
 import { MAX_OFFSET } from './values';
 import { whereVisible, type Visibility } from './visibility';
 
 /** The spec's Insight (version 2). */
-export interface InsightObject {
-  created: string;
-  target_date: string | null;
-  type: {
-    name: string;
-    period: number;
-    priority: 1 | 2 | 3 | 4;
-    attribute: {
-      name: string;
-      label: string;
-      group: { name: GroupName; label: string; priority: number };
-      priority: number;
-      value_type: ValueType;
-      value_type_description: ValueTypeDescription;
-    };
-  };
-  html: string;
-  text: string;
-}
+export type InsightObject = components['schemas']['Insight'];
 
 /** The text fields only version 1's Insight carries. */
 export interface InsightFigures {

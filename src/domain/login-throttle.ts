@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling (DESIGN, "Login and simple-token throttling"), shared by the login form, the
+ * Sign-in throttling (docs/decisions.md, "Credentials and scopes"), shared by the login form, the
  * simple-token endpoint and account deletion. Failures are rows of `throttle_events`, counted over
  * a 15-minute window by the service's own clock (so every instance sees one count, and tests move
  * the clock instead of waiting). The rules, for a browser or client that is not a trusted device:

@@ -1,6 +1,6 @@
 /**
  * Tracking by hand: a person enters values in Daybook's own pages. They write as Daybook's built-in
- * service (DESIGN: manual attributes tracked in the web pages are owned by `daybook`), through the
+ * service (docs/decisions.md, "Values and writes": manual attributes tracked in the web pages are owned by `daybook`), through the
  * same write rules as any app: the service must own the attribute (tracking something by hand
  * acquires it, which is the person changing its owner in their own settings), values are checked
  * by value-rules.ts, every write records its value change for the derived data, and tags keep the

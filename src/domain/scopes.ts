@@ -5,8 +5,6 @@
  */
 import { GROUP_NAMES, GROUPS } from '../db/catalogue';
 
-export type GroupName = (typeof GROUP_NAMES)[number];
-
 export const READ_SCOPES: readonly string[] = [...GROUP_NAMES.map((group) => `${group}_read`), 'manual_read'];
 export const WRITE_SCOPES: readonly string[] = [...GROUP_NAMES.map((group) => `${group}_write`), 'manual_write'];
 /** Every scope name a client may ask for: the 34 of version 2 and version 1's two. */
@@ -51,7 +49,7 @@ export interface ParsedScopes {
 }
 
 /**
- * Parses a scope parameter: names separated by spaces or plus signs (DESIGN). Version 1's
+ * Parses a scope parameter: names separated by spaces or plus signs (docs/decisions.md, "Credentials and scopes"). Version 1's
  * `read+write` arrives decoded as `read write` (or `read+write` when the plus was escaped): the
  * words `read` and `write` together stand for it; `write` alone is unknown.
  */

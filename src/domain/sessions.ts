@@ -27,6 +27,7 @@ export async function createSession(db: Knex, userId: number, now: Date, userAge
     last_seen_at: now,
     expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
     // PostgreSQL text cannot hold U+0000; a header can.
+    // eslint-disable-next-line no-control-regex -- the NUL character is what is removed
     user_agent: userAgent.replace(/\u0000/g, '').slice(0, USER_AGENT_MAX_LENGTH),
   });
   return id;

@@ -1,21 +1,15 @@
 /**
- * The catalogue of templates as the API lists it. Templates are never filtered by scope (DESIGN,
+ * The catalogue of templates as the API lists it. Templates are never filtered by scope (docs/decisions.md,
  * "Visibility"): any valid credentials see the whole catalogue.
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType, type ValueTypeDescription } from '../db/catalogue';
-import { groupObject, type GroupObject, type Page, type PageWindow } from './attributes';
+import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../db/catalogue';
+import { groupObject, type Page, type PageWindow } from './attributes';
 import { MAX_OFFSET } from './values';
 
 /** The spec's attribute template. */
-export interface TemplateObject {
-  name: string;
-  label: string;
-  group: GroupObject;
-  priority: number;
-  value_type: ValueType;
-  value_type_description: ValueTypeDescription;
-}
+export type TemplateObject = components['schemas']['AttributeTemplate'];
 
 interface TemplateRow {
   name: string;

@@ -127,6 +127,12 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((dateFromParts(...parts(to)).getTime() - dateFromParts(...parts(from)).getTime()) / 86_400_000);
 }
 
+/** Weekday of a supported date, 0 Monday .. 6 Sunday. */
+export function weekdayOf(date: string): number {
+  const [year, month, day] = date.split('-').map(Number);
+  return (dateFromParts(year, month, day).getUTCDay() + 6) % 7;
+}
+
 /**
  * The `days` dates ending at `last`, newest first, never before FIRST_DATE (the calendar the
  * database knows starts there, so a window reaching past it is cut short).

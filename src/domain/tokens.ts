@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { components } from '../../generated/types/oauth';
 import { hotQuery } from '../db/knex';
 import { hashCredential, newSecret } from './credentials';
 import { expandScopes, formatScopes } from './scopes';
@@ -15,13 +16,8 @@ import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type Quota
 /** Access and refresh tokens last a year (the spec: "about one year"). */
 export const TOKEN_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
 
-export interface TokenResponse {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'Bearer';
-  scope: string;
-  expires_in: number;
-}
+/** The token endpoint's answer (the OAuth2 document's TokenResponse). */
+export type TokenResponse = components['schemas']['TokenResponse'];
 
 /** Issues a new access + refresh token pair for a user and a client. */
 export async function issueTokens(

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { hotQuery, PREPARED } from '../db/knex';
 import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
-import { HttpError } from '../http/errors';
+import { invalidInput } from './errors';
 import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
 import { isValidTimeZone } from './time';
 
@@ -55,13 +55,13 @@ const USERNAME = /^[A-Za-z0-9@.+_-]{1,150}$/;
 
 export function validateUsername(username: string): void {
   if (!USERNAME.test(username) || username === '$self') {
-    throw new HttpError(400, 'A username is 1 to 150 letters, digits and the characters @ . + - _.');
+    throw invalidInput('A username is 1 to 150 letters, digits and the characters @ . + - _.');
   }
 }
 
 export function validatePassword(password: string): void {
   if (password.length < 8 || password.length > 1024) {
-    throw new HttpError(400, 'A password is 8 to 1024 characters long.');
+    throw invalidInput('A password is 8 to 1024 characters long.');
   }
 }
 
@@ -74,14 +74,14 @@ export async function createUser(
   validateUsername(input.username);
   validatePassword(input.password);
   const timezone = input.timezone ?? 'UTC';
-  if (!isValidTimeZone(timezone)) throw new HttpError(400, `Unknown timezone "${timezone}": use an IANA name such as Europe/London.`);
+  if (!isValidTimeZone(timezone)) throw invalidInput(`Unknown timezone "${timezone}": use an IANA name such as Europe/London.`);
   const passwordHash = await hashPassword(input.password);
   const inserted = await db('users')
     .insert({ username: input.username, password_hash: passwordHash, timezone })
     .onConflict(db.raw('(lower(username))'))
     .ignore()
     .returning(USER_COLUMNS as unknown as string[]);
-  if (inserted.length === 0) throw new HttpError(400, `The username ${input.username} is taken.`);
+  if (inserted.length === 0) throw invalidInput(`The username ${input.username} is taken.`);
   const user = inserted[0] as User;
   const simpleToken = await storeSimpleToken(db, user, secretKey);
   return { user, simpleToken };
@@ -215,7 +215,7 @@ export function profileProblems(input: ProfileSettings): string[] {
 /** Saves a person's profile settings (checked with `profileProblems` first; throws 400 otherwise). */
 export async function updateProfile(db: Knex, userId: number, input: ProfileSettings): Promise<User> {
   const problems = profileProblems(input);
-  if (problems.length > 0) throw new HttpError(400, problems.join(' '));
+  if (problems.length > 0) throw invalidInput(problems.join(' '));
   const [user] = await db('users').where({ id: userId }).update(input).returning(USER_COLUMNS as unknown as string[]);
   return user as User;
 }

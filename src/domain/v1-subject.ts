@@ -1,5 +1,5 @@
 /**
- * Whose data a version 1 path names (DESIGN, "Another user in v1"). `:username` is the keyword
+ * Whose data a version 1 path names (docs/decisions.md, "Visibility"). `:username` is the keyword
  * `$self` or a user name; the caller's own user name, in any letter case, is the same as `$self`.
  * Any other name is "another user": version 1 shows another user's public profile (and a stub of
  * their today) unless they are private, and never their attributes, values or derived data.

@@ -2,8 +2,9 @@
  * Daily values: how the stored columns become JSON typed by the attribute's value type, and the
  * list of one attribute's values. A day's value is stored in `value_num` (every numeric type, the
  * boolean as 0/1) or `value_text` (strings); the API answers integers for types 0, 3, 4, 6, 7 and 8,
- * numbers for 1 and 5, strings for 2, and null for a day without data (DESIGN, value types).
+ * numbers for 1 and 5, strings for 2, and null for a day without data (docs/decisions.md, "Values and writes").
  */
+import type { components } from '../../generated/types/v2';
 import type { Knex } from 'knex';
 import { isIntegerValueType, isTextValueType } from '../db/catalogue';
 import { hotQuery } from '../db/knex';
@@ -12,13 +13,10 @@ import type { Visibility } from './visibility';
 import { visibleBindings, VISIBLE_SQL, whereVisible } from './visibility';
 
 /** A value as the API shows it. */
-export type JsonValue = number | string | null;
+export type JsonValue = components['schemas']['ValueValue'];
 
 /** One day's value of one attribute (the spec's Value). */
-export interface ValueObject {
-  date: string;
-  value: JsonValue;
-}
+export type ValueObject = components['schemas']['Value'];
 
 /** `value_num` may arrive as a JS number (pg) or inside JSON, where Postgres spells NaN/Infinity as strings. */
 function finiteNumber(num: unknown): number | null {

@@ -1,5 +1,5 @@
 /**
- * Which of a person's attributes a principal may see (DESIGN, "Visibility"). Two rules:
+ * Which of a person's attributes a principal may see (docs/decisions.md, "Visibility"). Two rules:
  * - values (with-values, values, version 1's value reads) and the owned list: the groups its
  *   scopes may read or write, plus manual attributes in any group with `manual_read` or
  *   `manual_write` (the spec's general rule 6: a service reads back what it writes);
@@ -37,7 +37,9 @@ export function readOrWriteVisibility(scopes: Iterable<string>): Visibility {
 }
 
 /** The owned list follows the values rule: a service sees what it may write even without the read scope. */
-export const ownedVisibility = readOrWriteVisibility;
+export function ownedVisibility(scopes: Iterable<string>): Visibility {
+  return readOrWriteVisibility(scopes);
+}
 
 /** The same rule for one attribute already loaded (for paths that fetch before they check). */
 export function isVisible(visibility: Visibility, attribute: { group_name: string; manual: boolean }): boolean {

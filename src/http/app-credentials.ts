@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { findClientByClientId, type OAuthClient } from '../domain/clients';
 import { credentialMatches } from '../domain/credentials';
-import { basicCredentials } from '../oauth/client-auth';
+import { basicCredentials } from './basic-credentials';
 import { unauthorized, type HttpError } from './errors';
 
 export const BASIC_CHALLENGE = 'Basic realm="daybook"';

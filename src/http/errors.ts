@@ -2,6 +2,8 @@
  * The one error class of the HTTP layer. Anything thrown with a status is answered with
  * `{"detail": …}` (plus `errors` for validation problems) by the error mapper; anything else is a 500.
  */
+import { DomainError, type DomainErrorCode } from '../domain/errors';
+
 export interface FieldProblem {
   in: 'query' | 'path' | 'header' | 'body';
   name: string;
@@ -41,3 +43,13 @@ export const serviceUnavailable = () =>
   new HttpError(503, 'The service is temporarily unavailable: the database cannot be reached. Try again shortly.', {
     headers: { 'Retry-After': '5' },
   });
+
+/** The one place a domain error's code becomes an HTTP status. */
+const DOMAIN_STATUS: Record<DomainErrorCode, number> = { invalid: 400, not_found: 404 };
+
+/** The HTTP error a thrown value is answered with: HttpErrors as they are, domain errors by their code; undefined for anything else (a 500). */
+export function asHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof DomainError) return new HttpError(DOMAIN_STATUS[error.code], error.detail);
+  return undefined;
+}

@@ -1,6 +1,6 @@
 /**
  * Absolute URLs (paging links, trailing-slash redirects) never come from an unchecked Host header
- * (DESIGN, HTTPS): a client that sends `Host: evil.example` must not make the service hand out
+ * (docs/decisions.md, "People and deployment"): a client that sends `Host: evil.example` must not make the service hand out
  * `http://evil.example/…` links (cache poisoning; a client following `next` would send its token
  * there). With PUBLIC_URL set, only PUBLIC_URL is used and the Host header does not matter. Without
  * it (development), a request whose host is not a loopback address, `localhost` or a name listed in

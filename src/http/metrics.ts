@@ -19,9 +19,7 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type PgBoss from 'pg-boss';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { QUEUES } from '../analytics/jobs';
 import { batchDeadlockRetries } from '../domain/writes/batch';
 import { unauthorized } from './errors';
 import { UNMATCHED_ROUTE } from './openapi';
@@ -35,8 +33,8 @@ export interface MetricsOptions {
   token: string;
   db: Knex;
   logger: Logger;
-  /** The job queue, when this process runs the workers. */
-  boss?: PgBoss;
+  /** Waiting jobs per queue, when this process runs the job workers (Jobs.queueSizes). */
+  queueSizes?: () => Promise<Record<string, number>>;
 }
 
 export interface Metrics {
@@ -63,7 +61,7 @@ function bearerMatches(header: string, expected: Buffer): boolean {
 }
 
 export function createMetrics(options: MetricsOptions): Metrics {
-  const { db, logger, boss } = options;
+  const { db, logger, queueSizes } = options;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
 
@@ -108,7 +106,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set({ state: 'pending' }, counts.numPendingAcquires());
     },
   });
-  if (boss) {
+  if (queueSizes) {
     new Gauge({
       name: `${PREFIX}job_queue_size`,
       help: 'Jobs waiting (created or retrying, not yet active) per job queue.',
@@ -116,9 +114,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       registers: [registry],
       async collect() {
         try {
-          const names = Object.values(QUEUES);
-          const sizes = await Promise.all(names.map((name) => boss.getQueueSize(name)));
-          names.forEach((queue, i) => this.set({ queue }, sizes[i] ?? 0));
+          for (const [queue, size] of Object.entries(await queueSizes())) this.set({ queue }, size);
         } catch (error) {
           // A scrape still answers the other metrics when the queue cannot be read.
           this.reset();

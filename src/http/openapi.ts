@@ -18,8 +18,13 @@ import type { Principal } from '../domain/principal';
 
 export type ApiName = 'v2' | 'v1' | 'oauth';
 
-/** A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. */
-export type OperationHandler = (c: ApiContext, ctx: Koa.Context) => Promise<void> | void;
+/**
+ * A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. Handlers
+ * are written against their operation's types (src/http/operation.ts); the backend calls each with
+ * the operation it is registered for, so any of them is accepted here (a method type, compared
+ * bivariantly).
+ */
+export type OperationHandler = { handle(c: ApiContext, ctx: Koa.Context): Promise<void> | void }['handle'];
 export type HandlerMap = Record<string, OperationHandler>;
 
 export function loadBundle(name: ApiName): Document {
@@ -91,21 +96,21 @@ export interface Backend {
   api: OpenAPIBackend;
   /** operationId -> names of its query parameters (others are ignored, as clients expect). */
   queryNames: Map<string, Set<string>>;
-  /** Operations of the document that have no handler in this build. */
-  unhandled: string[];
   /** What answers each operation, and the document's answers to failed security and validation. */
   answers: Answers;
 }
 
 interface Answers {
   operations: HandlerMap;
-  unhandled: OperationHandler;
   unauthorized: OperationHandler;
   invalid: OperationHandler;
 }
 
-/** Builds and initialises the backend of one document with its handlers. */
-export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhandled: OperationHandler): Promise<Backend> {
+/**
+ * Builds and initialises the backend of one document with its handlers. Every operation must have
+ * one (the handler maps are typed so; this also refuses to start without one, never a 501 later).
+ */
+export async function createBackend(name: ApiName, handlers: HandlerMap): Promise<Backend> {
   const customizeAjv: AjvCustomizer = (ajv) => {
     addFormats(ajv, { mode: 'full' });
     return ajv;
@@ -138,24 +143,24 @@ export async function createBackend(name: ApiName, handlers: HandlerMap, onUnhan
   });
   api.validator.preCompileRequestValidators();
   api.validate = true;
-  const operationIds = api.getOperations().map((op) => op.operationId as string);
+  const unhandled = api.getOperations().map((op) => op.operationId as string).filter((id) => !(id in handlers));
+  if (unhandled.length > 0) throw new Error(`The ${name} document has operations without a handler: ${unhandled.join(', ')}.`);
   // Strict mode makes registering an unknown operationId throw: a handler without an operation
   // is a start-up error. (Requests are answered by `serve`, from `answers`.)
   // A document may answer its own validation and security failures (the OAuth endpoints answer
   // RFC 6749 errors and error pages, never the API's error body); the others use the defaults.
   const answers: Answers = {
     operations: handlers,
-    unhandled: onUnhandled,
     unauthorized: handlers.unauthorizedHandler ?? unauthorizedHandler,
     invalid: handlers.validationFail ?? validationFailed,
   };
-  api.register({ ...handlers, validationFail: answers.invalid, unauthorizedHandler: answers.unauthorized, notImplemented: onUnhandled });
+  api.register({ ...handlers, validationFail: answers.invalid, unauthorizedHandler: answers.unauthorized });
   const queryNames = new Map<string, Set<string>>();
   for (const op of api.getOperations()) {
     const params = (op.parameters ?? []) as Array<{ in: string; name: string }>;
     queryNames.set(op.operationId as string, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
   }
-  return { name, api, queryNames, unhandled: operationIds.filter((id) => !(id in handlers)), answers };
+  return { name, api, queryNames, answers };
 }
 
 /** Which document serves a path. */
@@ -322,6 +327,5 @@ async function serve(backend: Backend, operation: Operation, req: ApiRequest, ct
   }
   // ajv coerced the query and path values in place (coerceTypes): the handler sees those.
   c.request = api.router.parseRequest(c.validation.coerced, operation);
-  const handler = answers.operations[operation.operationId as string] ?? answers.unhandled;
-  return handler(c, ctx);
+  return answers.operations[operation.operationId as string](c, ctx);
 }

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { computeClientAddress } from './client-address';
-import { HttpError, serviceUnavailable } from './errors';
+import { asHttpError, HttpError, serviceUnavailable } from './errors';
 
 /** Errors that mean "the database is not there right now", answered 503 instead of 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -45,7 +45,7 @@ export function requestContext(logger: Logger, proxyHops: number): Koa.Middlewar
       }
     } catch (error) {
       failure = error;
-      const mapped = error instanceof HttpError ? error : isDatabaseUnavailable(error) ? serviceUnavailable() : undefined;
+      const mapped = asHttpError(error) ?? (isDatabaseUnavailable(error) ? serviceUnavailable() : undefined);
       ctx.status = mapped?.status ?? 500;
       for (const [name, value] of Object.entries(mapped?.options.headers ?? {})) ctx.set(name, value);
       ctx.body = mapped

@@ -17,6 +17,7 @@ import { isWellFormedVerifier, verifierMatches } from './pkce';
 
 export const grantType = 'authorization_code';
 
+/** @public (read through the module object, token-endpoint.ts GRANTS) */
 export const parameters: GrantParameters = { required: ['code', 'redirect_uri'], optional: ['code_verifier'] };
 
 const PROBLEMS: Record<CodeProblem, string> = {
@@ -40,6 +41,7 @@ function registrationProblem(client: OAuthClient, row: StoredCode): CodeProblem 
   return undefined;
 }
 
+/** @public (read through the module object, token-endpoint.ts GRANTS) */
 export const handler: GrantHandler = async (deps, client, params) => {
   const code = params.code!;
   const verifier = params.code_verifier;

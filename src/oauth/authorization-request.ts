@@ -7,7 +7,7 @@
  * 2. checkSingleValues, checkResponseType, checkScope, checkPkce: every other problem is sent back
  *    to the redirect_uri with error, error_description and state.
  */
-import type { Knex } from 'knex';
+import type { Deps } from '../deps';
 import { findClientByClientId, type OAuthClient } from '../domain/clients';
 import { parseScopes, scopesBeyond } from '../domain/scopes';
 import { authorizeErrorUrl, type AuthorizeErrorCode } from './oauth-error';
@@ -42,7 +42,7 @@ class ErrorRedirect {
 
 type Params = Record<string, string | undefined>;
 
-async function checkClient(db: Knex, params: Params, malformed: string[]): Promise<OAuthClient> {
+async function checkClient(db: Deps['db'], params: Params, malformed: string[]): Promise<OAuthClient> {
   if (malformed.includes('client_id')) throw new ErrorPage('The client_id parameter was sent more than once.');
   if (!params.client_id) throw new ErrorPage('The client_id parameter is missing: the application sent you here with an incomplete link.');
   const client = await findClientByClientId(db, params.client_id);
@@ -89,7 +89,7 @@ function checkPkce(client: OAuthClient, params: Params): void {
 }
 
 /** Runs every check on the parameters of a query or a consent form. */
-export async function checkAuthorizationRequest(db: Knex, raw: RawParams | undefined): Promise<CheckedRequest> {
+export async function checkAuthorizationRequest(db: Deps['db'], raw: RawParams | undefined): Promise<CheckedRequest> {
   const { values: params, malformed } = readParams(raw, AUTHORIZE_PARAMS);
   let client: OAuthClient;
   let redirectUri: string;

@@ -10,17 +10,15 @@
  * answered as OAuth says (invalid_request, or the error page for client_id / redirect_uri).
  */
 import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../deps';
 import { issueAuthorisationCode } from '../domain/grants';
 import { HttpError } from '../http/errors';
 import type { OperationHandler } from '../http/openapi';
-import { csrfTokenValid } from '../web/csrf';
-import { currentSession, loginUrl } from '../web/session';
 import { authorizationPageUrl, checkAuthorizationRequest, type AuthorizationRequest } from './authorization-request';
-import { sendAuthorizationErrorPage, sendConsentPage } from './consent-page';
+import type { Interactions } from './interactions';
 import { authorizeErrorUrl, withQuery } from './oauth-error';
 import type { RawParams } from './params';
+import type { Handlers, OAuthOperation, OAuthOperations } from '../http/operation';
 
 function redirect303(ctx: Koa.Context, url: string): void {
   ctx.status = 303;
@@ -28,9 +26,9 @@ function redirect303(ctx: Koa.Context, url: string): void {
 }
 
 /** Runs the request checks; answers the error page or the error redirect itself, or returns the valid request. */
-async function checkedRequest(ctx: Koa.Context, deps: Deps, raw: RawParams | undefined): Promise<AuthorizationRequest | undefined> {
+async function checkedRequest(ctx: Koa.Context, deps: Deps, ui: Interactions, raw: RawParams | undefined): Promise<AuthorizationRequest | undefined> {
   const checked = await checkAuthorizationRequest(deps.db, raw);
-  if ('errorPage' in checked) return void sendAuthorizationErrorPage(ctx, checked.errorPage);
+  if ('errorPage' in checked) return void ui.errorPage(ctx, checked.errorPage);
   if ('redirect' in checked) return void redirect303(ctx, checked.redirect);
   return checked.valid;
 }
@@ -56,28 +54,28 @@ function deny(ctx: Koa.Context, request: AuthorizationRequest): void {
   redirect303(ctx, authorizeErrorUrl(request.redirectUri, 'access_denied', 'The person refused to authorise the application.', request.state));
 }
 
-export function authorizeHandlers(deps: Deps): Record<'showAuthorizationPage' | 'submitAuthorizationConsent', OperationHandler> {
+export function authorizeHandlers(deps: Deps, ui: Interactions): Pick<Handlers<OAuthOperations>, 'showAuthorizationPage' | 'submitAuthorizationConsent'> {
   return {
     /** GET: the consent page for a logged-in person. */
-    async showAuthorizationPage(_c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const request = await checkedRequest(ctx, deps, ctx.query as RawParams);
+    async showAuthorizationPage(_c: OAuthOperation<'showAuthorizationPage'>['context'], ctx: OAuthOperation<'showAuthorizationPage'>['ctx']): Promise<void> {
+      const request = await checkedRequest(ctx, deps, ui, ctx.query as RawParams);
       if (!request) return;
-      const session = await currentSession(ctx, deps);
-      if (!session) return redirect303(ctx, loginUrl(ctx.originalUrl));
-      sendConsentPage(ctx, request, session, deps.now());
+      const session = await ui.currentSession(ctx);
+      if (!session) return redirect303(ctx, ui.loginUrl(ctx.originalUrl));
+      ui.consentPage(ctx, request, session, deps.now());
     },
 
     /** POST: the person's decision. */
-    async submitAuthorizationConsent(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async submitAuthorizationConsent(_c: OAuthOperation<'submitAuthorizationConsent'>['context'], ctx: OAuthOperation<'submitAuthorizationConsent'>['ctx']): Promise<void> {
       const form = (ctx.request.body ?? {}) as RawParams;
-      const request = await checkedRequest(ctx, deps, form);
+      const request = await checkedRequest(ctx, deps, ui, form);
       if (!request) return;
       const decision = decisionOf(form);
-      if (!decision) return sendAuthorizationErrorPage(ctx, 'The consent form must say allow or deny.');
-      const session = await currentSession(ctx, deps);
-      if (!session) return redirect303(ctx, loginUrl(authorizationPageUrl(form)));
-      if (!csrfTokenValid(session.csrfSecret, form.csrf_token, deps.now())) {
-        return sendConsentPage(ctx, request, session, deps.now(), 'Please confirm your choice again.');
+      if (!decision) return ui.errorPage(ctx, 'The consent form must say allow or deny.');
+      const session = await ui.currentSession(ctx);
+      if (!session) return redirect303(ctx, ui.loginUrl(authorizationPageUrl(form)));
+      if (!ui.csrfTokenValid(session, form.csrf_token, deps.now())) {
+        return ui.consentPage(ctx, request, session, deps.now(), 'Please confirm your choice again.');
       }
       if (decision === 'deny') return deny(ctx, request);
       await allow(ctx, deps, request, session.userId);
@@ -89,9 +87,9 @@ export function authorizeHandlers(deps: Deps): Record<'showAuthorizationPage' | 
  * The consent form without a session: an API client (Authorization header) gets 401, since only
  * the person may consent; a browser whose session ended goes to the login page and back here.
  */
-export const consentWithoutSession: OperationHandler = (_c, ctx) => {
+export const consentWithoutSession = (ui: Interactions): OperationHandler => (_c, ctx) => {
   if (ctx.get('Authorization')) {
     throw new HttpError(401, 'Consent is given by the person in a browser session; API credentials are not accepted here.');
   }
-  redirect303(ctx, loginUrl(authorizationPageUrl((ctx.request.body ?? {}) as RawParams)));
+  redirect303(ctx, ui.loginUrl(authorizationPageUrl((ctx.request.body ?? {}) as RawParams)));
 };

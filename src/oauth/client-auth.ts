@@ -5,10 +5,11 @@
  * challenge when Basic was used, 400 otherwise. Built-in services have no OAuth flows.
  */
 import type Koa from 'koa';
-import type { Knex } from 'knex';
+import type { Deps } from '../deps';
 import { credentialMatches } from '../domain/credentials';
 import { findClientByClientId, type OAuthClient } from '../domain/clients';
 import { invalidClient, invalidRequest, unauthorizedClient } from './oauth-error';
+import { basicCredentials } from '../http/basic-credentials';
 
 export interface AuthenticatedClient {
   client: OAuthClient;
@@ -17,29 +18,8 @@ export interface AuthenticatedClient {
 
 const FAILED = 'Client authentication failed: unknown client_id or wrong client_secret.';
 
-/** application/x-www-form-urlencoded decoding of a Basic credential part (RFC 6749 section 2.3.1). */
-function formDecode(part: string): string | undefined {
-  try {
-    return decodeURIComponent(part.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
-}
-
-/** The client id and secret of an HTTP Basic header, or undefined when it is malformed. */
-export function basicCredentials(header: string): { id: string; secret: string } | undefined {
-  const match = /^basic\s+([A-Za-z0-9+/]+=*)\s*$/i.exec(header);
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
-  const id = formDecode(decoded.slice(0, colon));
-  const secret = formDecode(decoded.slice(colon + 1));
-  return id === undefined || secret === undefined ? undefined : { id, secret };
-}
-
 /** Authenticates the client of a token request; `params` are the body's single-valued parameters. */
-export async function authenticateClient(db: Knex, ctx: Koa.Context, params: Record<string, string | undefined>): Promise<AuthenticatedClient> {
+export async function authenticateClient(db: Deps['db'], ctx: Koa.Context, params: Record<string, string | undefined>): Promise<AuthenticatedClient> {
   const header = ctx.get('Authorization');
   const viaBasic = /^basic(\s|$)/i.test(header);
   let clientId: string | undefined;

@@ -6,13 +6,15 @@
 import type { Deps } from '../deps';
 import type { HandlerMap, OperationHandler } from '../http/openapi';
 import { authorizeHandlers, consentWithoutSession } from './authorize';
+import type { Interactions } from './interactions';
+import type { Handlers, OAuthOperations } from '../http/operation';
 import { tokenHandlers, tokenRequestParseErrors } from './token-endpoint';
 
-export function oauthHandlers(deps: Deps): HandlerMap {
-  const operations: HandlerMap = { ...authorizeHandlers(deps), ...tokenHandlers(deps) };
+export function oauthHandlers(deps: Deps, ui: Interactions): HandlerMap {
+  const operations: Handlers<OAuthOperations> = { ...authorizeHandlers(deps, ui), ...tokenHandlers(deps) };
   /** A parameter the document's schema refused (a repeated one): the endpoint answers it as OAuth says. */
-  const validationFail: OperationHandler = (c, ctx) => operations[c.operation.operationId as string](c, ctx);
-  return { ...operations, validationFail, unauthorizedHandler: consentWithoutSession };
+  const validationFail: OperationHandler = (c, ctx) => (operations[c.operation.operationId as keyof OAuthOperations] as OperationHandler)(c, ctx);
+  return { ...operations, validationFail, unauthorizedHandler: consentWithoutSession(ui) };
 }
 
 export { tokenRequestParseErrors };

@@ -13,6 +13,7 @@ import { listWords } from './params';
 
 export const grantType = 'refresh_token';
 
+/** @public (read through the module object, token-endpoint.ts GRANTS) */
 export const parameters: GrantParameters = { required: ['refresh_token'], optional: ['scope'] };
 
 const PROBLEMS: Record<Exclude<RefreshProblem, { beyondGrant: string[] }>, string> = {
@@ -25,6 +26,7 @@ const PROBLEMS: Record<Exclude<RefreshProblem, { beyondGrant: string[] }>, strin
   scope_no_longer_allowed: 'The client may no longer ask for every scope of this authorisation: authorise again.',
 };
 
+/** @public (read through the module object, token-endpoint.ts GRANTS) */
 export const handler: GrantHandler = async (deps, client, params) => {
   let narrowed: string[] | undefined;
   if (params.scope !== undefined) {

@@ -4,16 +4,15 @@
  * problem is an RFC 6749 error; every answer is `Cache-Control: no-store`.
  */
 import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../deps';
-import { HttpError } from '../http/errors';
-import type { OperationHandler } from '../http/openapi';
+import { asHttpError } from '../http/errors';
 import * as authorizationCode from './authorization-code';
 import { authenticateClient } from './client-auth';
 import type { GrantModule } from './grant';
 import { invalidRequest, noStore, OAuthError, sendTokenError, unsupportedGrantType } from './oauth-error';
 import { listWords, readParams, type RawParams } from './params';
 import * as refreshToken from './refresh-token';
+import type { Handlers, OAuthOperation, OAuthOperations } from '../http/operation';
 
 const GRANTS: Record<string, GrantModule> = {
   [authorizationCode.grantType]: authorizationCode,
@@ -37,7 +36,7 @@ function chooseGrant(body: RawParams): GrantModule {
   return grant;
 }
 
-async function exchange(deps: Deps, ctx: Koa.Context): Promise<void> {
+async function exchange(deps: Deps, ctx: OAuthOperation<'createAccessToken'>['ctx']): Promise<void> {
   const body = readBody(ctx);
   const grant = chooseGrant(body);
   const names = ['client_id', 'client_secret', ...grant.parameters.required, ...grant.parameters.optional];
@@ -51,9 +50,9 @@ async function exchange(deps: Deps, ctx: Koa.Context): Promise<void> {
   ctx.body = tokens;
 }
 
-export function tokenHandlers(deps: Deps): Record<'createAccessToken', OperationHandler> {
+export function tokenHandlers(deps: Deps): Pick<Handlers<OAuthOperations>, 'createAccessToken'> {
   return {
-    async createAccessToken(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async createAccessToken(_c: OAuthOperation<'createAccessToken'>['context'], ctx: OAuthOperation<'createAccessToken'>['ctx']): Promise<void> {
       noStore(ctx);
       try {
         await exchange(deps, ctx);
@@ -79,7 +78,8 @@ export function tokenRequestParseErrors(): Koa.Middleware {
     try {
       await next();
     } catch (error) {
-      if (error instanceof HttpError && BODY_STATUSES.has(error.status)) return sendTokenError(ctx, invalidRequest(error.detail), error.status);
+      const refused = asHttpError(error);
+      if (refused && BODY_STATUSES.has(refused.status)) return sendTokenError(ctx, invalidRequest(refused.detail), refused.status);
       throw error;
     }
   };

@@ -25,7 +25,7 @@ import { issueTokens } from '../domain/tokens';
 import { ALL_SCOPE_NAMES } from '../domain/scopes';
 import { localDate } from '../domain/time';
 import { loadDemoData } from '../db/demo-data';
-import { HttpError } from '../http/errors';
+import { asHttpError } from '../http/errors';
 import { sweepExpired } from '../domain/housekeeping';
 import { StartRefused } from '../db/folder-lock';
 import { createEndpoint } from '../domain/webhooks/endpoints';
@@ -180,8 +180,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof HttpError) {
-      process.stderr.write(`${error.message}\n`);
+    const refused = error instanceof UsageError ? error : asHttpError(error);
+    if (refused) {
+      process.stderr.write(`${refused.message}\n`);
       return 2;
     }
     throw error;

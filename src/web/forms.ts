@@ -2,6 +2,7 @@
 import type Koa from 'koa';
 import { parseBody } from '../http/body';
 import { HttpError } from '../http/errors';
+import { flagOf } from '../http/query';
 
 export type Form = Record<string, unknown>;
 
@@ -32,8 +33,8 @@ export function fields(form: Form, name: string): string[] {
   return [];
 }
 
-/** A checkbox: true when sent with any value but "0"/"false". */
+/** A checkbox: true when sent with any value but a false flag ("0"/"false", src/http/query.ts flagOf). */
 export function checked(form: Form, name: string): boolean {
   const value = field(form, name);
-  return value !== '' && value !== '0' && value !== 'false';
+  return value !== '' && flagOf(value) !== false;
 }

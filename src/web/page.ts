@@ -5,10 +5,10 @@
 import type Koa from 'koa';
 import type { Deps } from '../deps';
 import type { Session } from '../domain/sessions';
-import { HttpError } from '../http/errors';
+import { asHttpError, HttpError } from '../http/errors';
 import { isDatabaseUnavailable } from '../http/request-context';
 import { csrfTokenValid } from './csrf';
-import { field, type Form } from './forms';
+import { field, readForm, type Form } from './forms';
 import { html, type Html } from './html';
 import { sendPage } from './layout';
 import { currentSession, navFor, redirectToLogin } from './session';
@@ -44,7 +44,8 @@ export function page(deps: Deps, handler: PageHandler): Koa.Middleware {
     try {
       assertNoNul(ctx);
       await handler(ctx);
-    } catch (error) {
+    } catch (thrown) {
+      const error = asHttpError(thrown) ?? thrown;
       if (error instanceof HttpError) {
         for (const [name, value] of Object.entries(error.options.headers ?? {})) ctx.set(name, value);
         await messagePage(ctx, deps, { title: error.status === 404 ? 'Not found' : 'Something is not right', message: error.detail, status: error.status, error: true });
@@ -80,4 +81,19 @@ export function assertCsrf(session: Session, form: Form, now: Date): void {
   if (!csrfTokenValid(session.csrfSecret, field(form, 'csrf_token'), now)) {
     throw new HttpError(403, 'This form has expired or did not come from Daybook. Go back, reload the page and try again.');
   }
+}
+
+/**
+ * A page that takes a posted form from a logged-in person: the one preamble of every such page
+ * (the session, else 303 to the login page; the form; its anti-forgery token, else 403), then the
+ * handler with both. Errors are shown as pages, as `page` does.
+ */
+export function formPage(deps: Deps, handler: (ctx: Koa.Context, session: Session, form: Form) => Promise<void>): Koa.Middleware {
+  return page(deps, async (ctx) => {
+    const session = await requireSession(ctx, deps);
+    if (!session) return;
+    const form = await readForm(ctx);
+    assertCsrf(session, form, deps.now());
+    await handler(ctx, session, form);
+  });
 }

@@ -36,6 +36,7 @@ export async function endCurrentSession(ctx: Koa.Context, deps: Deps): Promise<v
 export function safeNext(next: unknown): string | undefined {
   if (typeof next !== 'string' || next.length > 4000) return undefined;
   if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return undefined;
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\u0000-\u001f]/.test(next)) return undefined;
   return next;
 }

@@ -1,5 +1,6 @@
 import { computeAverages } from '../../src/analytics/averages';
-import { buildUserData, weekdayOf } from '../../src/analytics/series';
+import { buildUserData } from '../../src/analytics/series';
+import { weekdayOf } from '../../src/domain/time';
 import { weekDate } from '../../src/analytics/week';
 import { templateAttribute } from './demo-series';
 

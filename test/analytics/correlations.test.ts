@@ -141,7 +141,7 @@ describe('what is tested', () => {
   });
 
   test('offset -1 pairs attribute with attribute2 on the next day; orientation follows list order at offset 0', () => {
-    // sleep on day i + 1 is 480 - 20 * coffees on day i (DESIGN: offset -1, attribute2 the day after).
+    // sleep on day i + 1 is 480 - 20 * coffees on day i (docs/decisions.md: offset -1, attribute2 the day after).
     const coffees = Array.from({ length: days }, (_, i) => [i, (i * 37) % 5] as const);
     const sleep = coffees.map(([i, v]) => [i + 1, 480 - 20 * v + ((i * 13) % 3)] as const);
     const data = buildUserData(1, from, '2026-10-28', [templateAttribute('coffees', 1, coffees), templateAttribute('sleep', 2, sleep)]);
@@ -173,7 +173,7 @@ describe('what is tested', () => {
   });
 });
 
-describe('stars, strength and sentences (DESIGN bins)', () => {
+describe('stars, strength and sentences (docs/decisions.md bins)', () => {
   test('stars from q', () => {
     expect(starsFor(0.009)).toEqual({ stars: 5, description: 'Certain to be related' });
     expect(starsFor(0.01)).toEqual({ stars: 4, description: 'Almost certainly related' });

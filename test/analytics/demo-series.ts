@@ -2,7 +2,8 @@
 import { TEMPLATES_BY_NAME, GROUPS } from '../../src/db/catalogue';
 import { generateDemoData, type DemoDataOptions } from '../../src/db/demo-data';
 import { addDays } from '../../src/domain/time';
-import { buildUserData, daysBetween, type AttributeInput, type UserData } from '../../src/analytics/series';
+import { buildUserData, type AttributeInput, type UserData } from '../../src/analytics/series';
+import { daysBetween } from '../../src/domain/time';
 
 const GROUP_BY_NAME = new Map(GROUPS.map((g) => [g.name, g]));
 

@@ -3,7 +3,8 @@
  * Wednesday 2026-11-18 throughout; data covers the 400 days before it.
  */
 import { INSIGHT_TYPES, dedupeKey, findInsights, type Insight } from '../../src/analytics/insights';
-import { buildUserData, daysBetween, type AttributeInput } from '../../src/analytics/series';
+import { buildUserData, type AttributeInput } from '../../src/analytics/series';
+import { daysBetween } from '../../src/domain/time';
 import { addDays } from '../../src/domain/time';
 import { templateAttribute } from './demo-series';
 

@@ -242,10 +242,10 @@ export async function loadDataset(server: BenchServer, spec: DatasetSpec, reuse:
   const rows = await timed(`  ${spec.users} users and ${spec.users * spec.attributes} attributes`, () => createRows(url, spec));
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  let copySeconds = 0;
-  let indexSeconds = 0;
-  let vacuumSeconds = 0;
-  let values = 0;
+  let copySeconds: number;
+  let indexSeconds: number;
+  let vacuumSeconds: number;
+  let values: number;
   try {
     await client.query("set maintenance_work_mem = '1GB'");
     await client.query('set synchronous_commit = off');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadBundle, type ApiName } from '../../src/http/openapi';
 import { PROJECT_ROOT } from '../../src/paths';
 
-/** The spec's endpoint list (interface-spec.md "Endpoints" and "Authentication endpoints"). */
+/** The interface specification's endpoint list (its "Endpoints" and "Authentication endpoints"; see docs/decisions.md). */
 const SPEC_ENDPOINTS: Array<[ApiName, string, string]> = [
   ['v2', 'get', '/api/2/attributes/templates/'],
   ['v2', 'get', '/api/2/attributes/'],

@@ -64,6 +64,6 @@ export async function verifyProvider(app: TestApp, source: PactSource): Promise<
   try {
     await new Verifier(options).verifyProvider();
   } catch (error) {
-    throw new Error(describeVerificationFailure(error));
+    throw new Error(describeVerificationFailure(error), { cause: error });
   }
 }

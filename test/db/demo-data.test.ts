@@ -18,7 +18,7 @@ function aligned(series: DemoSeries, start: string, days: number): Float64Array 
   return out;
 }
 
-/** r of a and b over days both have, b taken the day after when offset is -1 (DESIGN's meaning). */
+/** r of a and b over days both have, b taken the day after when offset is -1 (docs/decisions.md's meaning). */
 function alignedCorrelation(a: Float64Array, b: Float64Array, offset: 0 | -1): number {
   const shift = offset === 0 ? 0 : 1;
   let n = 0;

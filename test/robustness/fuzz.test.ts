@@ -133,7 +133,7 @@ async function freshCredentials(model: Model): Promise<Record<string, string>> {
 
 /** Columns a rejected request may still change, by design. */
 function tolerated(model: Model): string[] {
-  // A presented authorisation code is burnt by any failed exchange (DESIGN: a code is single use).
+  // A presented authorisation code is burnt by any failed exchange (docs/decisions.md: a code is single use).
   return model.op.operationId === 'createAccessToken' ? ['authorisation_codes.used_at'] : [];
 }
 
@@ -221,7 +221,7 @@ async function check(model: Model, mutations: Mutation[]): Promise<void> {
   try {
     answer = await sendDocumented(app.baseUrl, request, 10_000);
   } catch (error) {
-    throw new Error(`${(error as Error).message.slice(0, 1500)}\n${describeRequest(request)}`);
+    throw new Error(`${(error as Error).message.slice(0, 1500)}\n${describeRequest(request)}`, { cause: error });
   }
   const stats = tried.get(`${model.op.api} ${model.op.operationId}`)!;
   stats.runs += 1;

@@ -129,8 +129,20 @@ test("scheduled work runs once: both processes' start-up sweeps lead to one deri
   await until(async () => (await jobs()).some((j) => j.name === 'derive-user' && j.singleton_key === key && j.state === 'completed'), 60_000, 'the derive');
   // pg-boss's clocks look at the schedules every 30 s: wait for the first minute's cron job.
   await until(async () => (await cronCounts()).sweeps > 0, 90_000, "the first minute's cron job");
-  // Time for a second run, had there been one.
-  await new Promise((resolve) => setTimeout(resolve, SOAK ? 125_000 : 3000));
+  // No fixed wait: a second derive, had there been one, would come from a sweep. Both processes'
+  // start-up sweeps were queued before the test began; wait until every sweep job so far has run
+  // and nothing they queued for the person is waiting or running. (The soak also lets two more
+  // cron minutes pass.)
+  const pending = (j: JobRow) => ['created', 'retry', 'active'].includes(j.state);
+  await until(
+    async () => !(await jobs()).some((j) => (j.name === 'derive-sweep' || (j.name === 'derive-user' && j.singleton_key === key)) && pending(j)),
+    60_000,
+    'the sweeps and what they queued',
+  );
+  if (SOAK) {
+    const minutes = Number((await cronCounts()).minutes);
+    await until(async () => Number((await cronCounts()).minutes) >= minutes + 2, 200_000, 'two more cron minutes');
+  }
   const rows = await jobs();
   expect(rows.filter((j) => j.name === 'derive-user' && j.singleton_key === key).map((j) => j.state)).toEqual(['completed']);
   const computed = services.flatMap((s) => s.logs).filter((line) => line.msg === 'derived data computed' && line.userId === person.user.id);

@@ -4,7 +4,7 @@
  * read scope (the 16 groups and manual_read), another app of the same person, another person, a
  * revoked token, a simple token and a session. A person has one attribute in every group (and a
  * manual one), with values, averages, correlations and insights; another person has the same.
- * Each answer is compared with what the rules allow (DESIGN, "Visibility"): the names it carries,
+ * Each answer is compared with what the rules allow (docs/decisions.md, "Visibility"): the names it carries,
  * and its counts. Every name of the person's data found anywhere in an answer must be allowed.
  */
 import { startTestApp, type TestApp } from '../support/app';

@@ -2,11 +2,11 @@
  * Validates every response a test receives against the OpenAPI document that describes it. A status
  * the operation does not document, a media type it does not declare, or a body that does not match
  * the schema fails the test. Responses outside the documents (unknown paths, wrong methods,
- * trailing-slash redirects) are checked against the rules DESIGN.md gives them.
+ * trailing-slash redirects) are checked against the rules docs/decisions.md gives them.
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import type { OpenAPIBackend, Document, Operation } from 'openapi-backend';
+import type { OpenAPIBackend, Operation } from 'openapi-backend';
 import { OpenApi31Backend, apiFor, loadBundle, type ApiName } from '../../src/http/openapi';
 
 const validators = new Map<ApiName, Promise<OpenAPIBackend>>();
@@ -97,4 +97,3 @@ export async function assertDocumented(r: ObservedResponse): Promise<void> {
   throw new Error(`${describe(r)}: no document describes this response.`);
 }
 
-export type { Document };

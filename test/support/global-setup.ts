@@ -13,7 +13,6 @@ import { DOCS_DIR, PROJECT_ROOT } from '../../src/paths';
 import { CLUSTERS_ENV, TEMPLATE_DATABASE, clusterDir, databaseUrl, freePort, sweepAbandonedClusters, withAdmin } from './clusters';
 
 declare global {
-  // eslint-disable-next-line no-var
   var daybookClusters: EmbeddedDatabase[] | undefined;
 }
 

@@ -32,13 +32,22 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (fieldText += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        fieldText += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else fieldText += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(fieldText), (fieldText = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(fieldText), rows.push(row), (row = []), (fieldText = ''), i++;
-    else fieldText += c;
+    else if (c === ',') {
+      row.push(fieldText);
+      fieldText = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(fieldText);
+      rows.push(row);
+      row = [];
+      fieldText = '';
+      i++;
+    } else fieldText += c;
   }
   return rows;
 }

@@ -1,6 +1,5 @@
 /** Small window calculations the insight types share (day indexes as in UserData; NaN = no data). */
 import { addDays } from '../../domain/time';
-import { median } from '../stats/median';
 import { indexOf, weekdayAt, type UserData } from '../series';
 import { weekDate } from '../week';
 
@@ -14,11 +13,6 @@ export function valuesIn(data: UserData, values: Float64Array, start: number, en
     out.push(v);
   }
   return out;
-}
-
-/** Median of [start, end) (NaN without data). */
-export function medianIn(data: UserData, values: Float64Array, start: number, end: number, weekday?: number): number {
-  return median(valuesIn(data, values, start, end, weekday));
 }
 
 export function mean(values: readonly number[]): number {

@@ -3,8 +3,6 @@
  * and one attribute's values for every day. Version 1 lists every day (null without data), so
  * one attribute's list differs from version 2's values, which lists stored days only.
  */
-import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
 import { listAttributeRowsWithValues } from '../../domain/attributes';
@@ -12,10 +10,10 @@ import { listDailyValues } from '../../domain/values';
 import { readOrWriteVisibility } from '../../domain/visibility';
 import { principalToday } from '../../domain/time';
 import { envelope, paging } from '../../http/paging';
-import { queryDate, queryInt } from '../../http/query';
-import { names } from './query';
+import { queryDate, queryInt, queryNames } from '../../http/query';
 import { ownData, pathParam } from './subject';
 import { v1Attribute } from './shapes';
+import type { V1Operation } from '../../http/operation';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
@@ -25,12 +23,12 @@ export const DEFAULT_DAYS = 7;
 export function attributesHandlers(deps: Deps) {
   return {
     /** A bare array: each visible attribute with `limit` days of values ending at date_max (today by default), null without data. */
-    async listUserAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listUserAttributes(c: V1Operation<'listUserAttributes'>['context'], ctx: V1Operation<'listUserAttributes'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
       const { results } = await listAttributeRowsWithValues(deps.db, {
         userId: principal.userId,
         visibility: readOrWriteVisibility(principal.scopes),
-        filters: { groups: names(c, 'groups'), names: names(c, 'attributes') },
+        filters: { groups: queryNames(c, 'groups'), names: queryNames(c, 'attributes') },
         dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
         days: queryInt(c, 'limit', DEFAULT_DAYS),
       });
@@ -42,7 +40,7 @@ export function attributesHandlers(deps: Deps) {
      * One attribute's values, one per day from date_max back to its first day of data, newest
      * first, null on days without data (the spec's rule 5), paged; unknown or hidden attributes have none.
      */
-    async listUserAttributeValues(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listUserAttributeValues(c: V1Operation<'listUserAttributeValues'>['context'], ctx: V1Operation<'listUserAttributeValues'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
       const p = paging(c);
       const page = await listDailyValues(deps.db, {

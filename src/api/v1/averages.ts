@@ -1,6 +1,4 @@
 /** Handlers of the v1 `Averages` tag, on the same domain function as version 2's averages. */
-import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
 import { listAverages, type AverageObject } from '../../domain/averages';
@@ -8,6 +6,7 @@ import { readVisibility } from '../../domain/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate } from '../../http/query';
 import { ownData, pathParam } from './subject';
+import type { V1Operation } from '../../http/operation';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
@@ -17,7 +16,7 @@ const BATCH = 500;
 export function averagesHandlers(deps: Deps) {
   return {
     /** A bare array: each visible attribute's own newest set (the v1 spec: "the most recent Average for each attribute"), every page gathered. */
-    async listUserAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listUserAverages(c: V1Operation<'listUserAverages'>['context'], ctx: V1Operation<'listUserAverages'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
       const all: AverageObject[] = [];
       for (let offset = 0; ; offset += BATCH) {
@@ -35,7 +34,7 @@ export function averagesHandlers(deps: Deps) {
     },
 
     /** Every set (current and historical) of one attribute within date_min..date_max, newest first, paged. */
-    async listUserAttributeAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listUserAttributeAverages(c: V1Operation<'listUserAttributeAverages'>['context'], ctx: V1Operation<'listUserAttributeAverages'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
       const p = paging(c);
       const { count, results } = await listAverages(deps.db, {

@@ -12,7 +12,6 @@ import type { User as UserRecord } from '../../domain/users';
 type Schemas = components['schemas'];
 export type V1User = Schemas['User'];
 export type TodayGroup = Schemas['TodayGroup'];
-export type TodayItem = Schemas['TodayItem'];
 export type V1Attribute = Schemas['V1Attribute'];
 export type V1Insight = Schemas['V1Insight'];
 

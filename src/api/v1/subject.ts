@@ -1,6 +1,6 @@
 /**
- * The one way a version 1 handler learns whose data `:username` names (DESIGN, "Another user in
- * v1"), on the domain rule in domain/v1-subject.ts: `$self` or the caller's own user name is the
+ * The one way a version 1 handler learns whose data `:username` names (docs/decisions.md,
+ * "Visibility"), on the domain rule in domain/v1-subject.ts: `$self` or the caller's own user name is the
  * caller; another name is another user, shown as a public profile (profile, today) or refused.
  */
 import type Koa from 'koa';
@@ -11,7 +11,7 @@ import { namesSelf, resolveV1Subject, type V1Subject } from '../../domain/v1-sub
 import { forbidden, notFound } from '../../http/errors';
 
 /** A path parameter as sent, percent-decoded (`%24self` is `$self`). */
-export function pathParam(c: ApiContext, name: string): string {
+export function pathParam<C extends Pick<ApiContext<unknown, object>, 'request'>>(c: C, name: keyof C['request']['params'] & string): string {
   const raw = String((c.request.params as Record<string, string>)[name] ?? '');
   try {
     return decodeURIComponent(raw);
@@ -25,7 +25,7 @@ export function pathParam(c: ApiContext, name: string): string {
  * values, insights and averages are shown to their owner only, and the answer must not tell who has
  * an account).
  */
-export function ownData(c: ApiContext, ctx: Koa.Context): Principal {
+export function ownData(c: Pick<ApiContext<unknown, { username: string }>, 'request'>, ctx: Koa.Context): Principal {
   const principal = ctx.state.principal as Principal;
   if (!namesSelf(principal, pathParam(c, 'username'))) {
     throw forbidden('You can only read your own data: use $self or your own user name.');
@@ -34,7 +34,7 @@ export function ownData(c: ApiContext, ctx: Koa.Context): Principal {
 }
 
 /** The user the path names as far as the caller may see them: the caller, or another public user; else 404. */
-export async function shownUser(deps: Deps, c: ApiContext, ctx: Koa.Context): Promise<Exclude<V1Subject, { kind: 'hidden' }>> {
+export async function shownUser(deps: Deps, c: Pick<ApiContext<unknown, { username: string }>, 'request'>, ctx: Koa.Context): Promise<Exclude<V1Subject, { kind: 'hidden' }>> {
   const subject = await resolveV1Subject(deps.db, ctx.state.principal as Principal, pathParam(c, 'username'));
   if (subject.kind === 'hidden') throw notFound('User not found.');
   return subject;

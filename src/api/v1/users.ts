@@ -1,6 +1,4 @@
 /** Handlers of the v1 `Users` tag: a user's profile and today's values. */
-import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { listAttributeRowsWithValues } from '../../domain/attributes';
@@ -8,11 +6,12 @@ import { readOrWriteVisibility } from '../../domain/visibility';
 import { localDate } from '../../domain/time';
 import { shownUser } from './subject';
 import { todayGroups, userObject, type V1User } from './shapes';
+import type { V1Operation } from '../../http/operation';
 
 export function usersHandlers(deps: Deps) {
   return {
     /** The caller's profile, or another user's public one (404 for a private or unknown user); attributes always empty. */
-    async getUserProfile(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async getUserProfile(c: V1Operation<'getUserProfile'>['context'], ctx: V1Operation<'getUserProfile'>['ctx']): Promise<void> {
       const { user } = await shownUser(deps, c, ctx);
       const body: V1User = userObject(user, deps.now());
       ctx.body = body;
@@ -25,7 +24,7 @@ export function usersHandlers(deps: Deps) {
      * provides them any more and the spec hides them unless asked for, which today cannot do.
      * Another public user is a stub with no attributes (values are never revealed).
      */
-    async getUserToday(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async getUserToday(c: V1Operation<'getUserToday'>['context'], ctx: V1Operation<'getUserToday'>['ctx']): Promise<void> {
       const subject = await shownUser(deps, c, ctx);
       const now = deps.now();
       if (subject.kind === 'other') {

@@ -1,19 +1,18 @@
 /** Handlers of the v2 `Account` tag. */
-import type { Context as ApiContext } from 'openapi-backend';
-import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { findUserById } from '../../domain/users';
 import { localDateTime } from '../../domain/time';
 import { notFound } from '../../http/errors';
+import type { V2Operation } from '../../http/operation';
 
 type Profile = operations['getProfile']['responses'][200]['content']['application/json'];
 
 export function accountHandlers(deps: Deps) {
   return {
     /** The caller's profile; needs no particular scope, so it doubles as a token test. */
-    async getProfile(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async getProfile(_c: V2Operation<'getProfile'>['context'], ctx: V2Operation<'getProfile'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       // Read with the credentials in the same statement, when they were looked up with it.
       const user = principal.profile ?? (await findUserById(deps.db, principal.userId));

@@ -3,8 +3,6 @@
  * parse the query (already validated against the document) and shape the envelope; the rules
  * (visibility, filters, order, value typing) live in the domain modules they call.
  */
-import type { Context as ApiContext } from 'openapi-backend';
-import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
@@ -12,43 +10,32 @@ import { listAttributes, listAttributesWithValues, type AttributeFilters } from 
 import { listTemplates } from '../../domain/templates';
 import { listValues } from '../../domain/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/visibility';
-import { FIRST_DATE, LAST_DATE, isSupportedDate, principalToday } from '../../domain/time';
+import { principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
-import { queryFlag, queryInt, queryList, queryString } from '../../http/query';
+import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
+import type { V2Operation } from '../../http/operation';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
-/** A comma-separated list; sent empty (`groups=`) it is the same as not sent. */
-function names(c: ApiContext, name: string): string[] | undefined {
-  const list = queryList(c, name);
-  return list && list.length > 0 ? list : undefined;
-}
+type ListContext = V2Operation<'listAttributes'>['context'] | V2Operation<'listOwnedAttributes'>['context'];
+type WithValuesContext = V2Operation<'listAttributesWithValues'>['context'] | V2Operation<'listAttributeValues'>['context'];
 
 /** `manual` is three-state: true only manual, false no manual, absent both. */
-function manualFilter(c: ApiContext): boolean | undefined {
+function manualFilter(c: ListContext | V2Operation<'listAttributesWithValues'>['context']): boolean | undefined {
   return queryString(c, 'manual') === undefined ? undefined : queryFlag(c, 'manual');
 }
 
-/**
- * `date_max` when sent, else the person's today. The document's `format: date` already refuses
- * impossible dates such as 2026-02-30; year 0000 passes that check but is no date Postgres knows.
- */
-async function dateMax(deps: Deps, c: ApiContext, principal: Principal): Promise<string> {
-  const sent = queryString(c, 'date_max');
-  if (sent === undefined) return principalToday(deps.db, principal, deps.now());
-  if (!isSupportedDate(sent)) {
-    const message = `must be a date from ${FIRST_DATE} to ${LAST_DATE}`;
-    throw badRequest(`Invalid query parameter date_max: ${message}.`, [{ in: 'query', name: 'date_max', message }]);
-  }
-  return sent;
+/** `date_max` when sent (checked as every date parameter is), else the person's today. */
+async function dateMax(deps: Deps, c: WithValuesContext, principal: Principal): Promise<string> {
+  return queryDate(c, 'date_max') ?? principalToday(deps.db, principal, deps.now());
 }
 
 /** The filters /attributes/ and /attributes/owned/ share. */
-function listFilters(c: ApiContext): AttributeFilters {
+function listFilters(c: ListContext): AttributeFilters {
   return {
-    groups: names(c, 'groups'),
-    names: names(c, 'attributes'),
+    groups: queryNames(c, 'groups'),
+    names: queryNames(c, 'attributes'),
     excludeCustom: queryFlag(c, 'exclude_custom'),
     manual: manualFilter(c),
     includeInactive: queryFlag(c, 'include_inactive'),
@@ -59,15 +46,15 @@ function listFilters(c: ApiContext): AttributeFilters {
 export function attributesHandlers(deps: Deps) {
   return {
     /** The catalogue; never filtered by scope. */
-    async listAttributeTemplates(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listAttributeTemplates(c: V2Operation<'listAttributeTemplates'>['context'], ctx: V2Operation<'listAttributeTemplates'>['ctx']): Promise<void> {
       const p = paging(c);
-      const page = await listTemplates(deps.db, { groups: names(c, 'groups'), includeLowPriority: queryFlag(c, 'include_low_priority'), page: p });
+      const page = await listTemplates(deps.db, { groups: queryNames(c, 'groups'), includeLowPriority: queryFlag(c, 'include_low_priority'), page: p });
       const body: Ok<'listAttributeTemplates'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;
     },
 
     /** The person's attributes the token may read; `owned=true` narrows to the calling client's. */
-    async listAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listAttributes(c: V2Operation<'listAttributes'>['context'], ctx: V2Operation<'listAttributes'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const p = paging(c);
       const filters = listFilters(c);
@@ -85,7 +72,7 @@ export function attributesHandlers(deps: Deps) {
     },
 
     /** What the calling client owns, among the groups it may read or write. */
-    async listOwnedAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listOwnedAttributes(c: V2Operation<'listOwnedAttributes'>['context'], ctx: V2Operation<'listOwnedAttributes'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const p = paging(c);
       const page = await listAttributes(deps.db, {
@@ -100,16 +87,16 @@ export function attributesHandlers(deps: Deps) {
     },
 
     /** Attributes with one value (or null) per day of the window ending at date_max. */
-    async listAttributesWithValues(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listAttributesWithValues(c: V2Operation<'listAttributesWithValues'>['context'], ctx: V2Operation<'listAttributesWithValues'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const p = paging(c);
-      const attributes = names(c, 'attributes');
-      const templates = names(c, 'templates');
+      const attributes = queryNames(c, 'attributes');
+      const templates = queryNames(c, 'templates');
       if (attributes && templates) throw badRequest('Use either attributes or templates, not both.');
       const page = await listAttributesWithValues(deps.db, {
         userId: principal.userId,
         visibility: readOrWriteVisibility(principal.scopes),
-        filters: { groups: names(c, 'groups'), names: attributes, templates, manual: manualFilter(c) },
+        filters: { groups: queryNames(c, 'groups'), names: attributes, templates, manual: manualFilter(c) },
         page: p,
         dateMax: await dateMax(deps, c, principal),
         days: queryInt(c, 'days', 1),
@@ -119,7 +106,7 @@ export function attributesHandlers(deps: Deps) {
     },
 
     /** One attribute's stored values, newest first; unknown or hidden attributes have none. */
-    async listAttributeValues(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listAttributeValues(c: V2Operation<'listAttributeValues'>['context'], ctx: V2Operation<'listAttributeValues'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const p = paging(c);
       const page = await listValues(deps.db, {

@@ -1,34 +1,27 @@
 /** Handlers of the v2 `Averages` tag. */
-import type { Context as ApiContext } from 'openapi-backend';
-import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { listAverages } from '../../domain/averages';
 import { readVisibility } from '../../domain/visibility';
 import { envelope, paging } from '../../http/paging';
-import { queryDate, queryFlag, queryList } from '../../http/query';
+import { queryDate, queryFlag, queryNames } from '../../http/query';
+import type { V2Operation } from '../../http/operation';
 
 type AverageList = operations['listAverages']['responses'][200]['content']['application/json'];
-
-/** A comma-separated list; sent empty it is the same as not sent. */
-function names(c: ApiContext, name: string): string[] | undefined {
-  const list = queryList(c, name);
-  return list && list.length > 0 ? list : undefined;
-}
 
 export function averagesHandlers(deps: Deps) {
   return {
     /** The person's newest weekly set (one date), or with include_historical every set, within the date bounds. */
-    async listAverages(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listAverages(c: V2Operation<'listAverages'>['context'], ctx: V2Operation<'listAverages'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const page = paging(c);
       const { count, results } = await listAverages(deps.db, {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters: {
-          groups: names(c, 'groups'),
-          names: names(c, 'attributes'),
+          groups: queryNames(c, 'groups'),
+          names: queryNames(c, 'attributes'),
           dateMin: queryDate(c, 'date_min'),
           dateMax: queryDate(c, 'date_max'),
           sets: queryFlag(c, 'include_historical') ? 'all' : 'latest-set',

@@ -1,6 +1,4 @@
 /** Handlers of the v2 `Correlations` tag. */
-import type { Context as ApiContext } from 'openapi-backend';
-import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
@@ -9,6 +7,7 @@ import { readVisibility } from '../../domain/visibility';
 import { notFound } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryFlag, queryString } from '../../http/query';
+import type { V2Operation } from '../../http/operation';
 
 type CorrelationList = operations['listCorrelations']['responses'][200]['content']['application/json'];
 type Correlation = operations['getCorrelationCombo']['responses'][200]['content']['application/json'];
@@ -16,7 +15,7 @@ type Correlation = operations['getCorrelationCombo']['responses'][200]['content'
 export function correlationsHandlers(deps: Deps) {
   return {
     /** The latest week's correlations, strongest first. */
-    async listCorrelations(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listCorrelations(c: V2Operation<'listCorrelations'>['context'], ctx: V2Operation<'listCorrelations'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const page = paging(c);
       const { count, results } = await listCorrelations(deps.db, {
@@ -30,7 +29,7 @@ export function correlationsHandlers(deps: Deps) {
     },
 
     /** One pair's correlation, whichever order the names come in; 404 with the error body when none. */
-    async getCorrelationCombo(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async getCorrelationCombo(c: V2Operation<'getCorrelationCombo'>['context'], ctx: V2Operation<'getCorrelationCombo'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const attribute = queryString(c, 'attribute')!;
       const attribute2 = queryString(c, 'attribute2')!;

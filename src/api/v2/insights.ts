@@ -1,6 +1,4 @@
 /** Handlers of the v2 `Insights` tag. */
-import type { Context as ApiContext } from 'openapi-backend';
-import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
@@ -8,13 +6,14 @@ import { listInsights } from '../../domain/insights';
 import { readVisibility } from '../../domain/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryString } from '../../http/query';
+import type { V2Operation } from '../../http/operation';
 
 type InsightList = operations['listInsights']['responses'][200]['content']['application/json'];
 
 export function insightsHandlers(deps: Deps) {
   return {
     /** The person's insights about visible attributes, newest first. */
-    async listInsights(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async listInsights(c: V2Operation<'listInsights'>['context'], ctx: V2Operation<'listInsights'>['ctx']): Promise<void> {
       const principal = ctx.state.principal as Principal;
       const page = paging(c);
       const priority = queryString(c, 'priority');

@@ -4,18 +4,18 @@
  * body is an array of at most 35 objects and that the caller is an OAuth2 client.
  */
 import type Koa from 'koa';
-import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
 import type { Principal } from '../../domain/principal';
 import { accessFor } from '../../domain/scopes';
 import { principalToday } from '../../domain/time';
-import { attributeObject, selectAttributes, type AttributeObject, type AttributeRow } from '../../domain/attributes';
-import type { BatchResult, Item } from '../../domain/writes/batch';
+import { attributeObjectsNamed, type AttributeObject } from '../../domain/attributes';
+import type { Item } from '../../domain/writes/batch';
 import type { WriteContext } from '../../domain/writes/context';
 import { incrementValues, updateValues } from '../../domain/writes/values';
 import { acquireAttributes, releaseAttributes } from '../../domain/writes/ownership';
 import { createAttributes, type Created } from '../../domain/writes/create';
 import { queryFlag } from '../../http/query';
+import type { V2Operation } from '../../http/operation';
 
 async function writeContext(deps: Deps, principal: Principal): Promise<WriteContext> {
   const now = deps.now();
@@ -28,17 +28,23 @@ async function writeContext(deps: Deps, principal: Principal): Promise<WriteCont
   };
 }
 
-/** 200 when every item succeeded, 202 when any failed (the spec). */
-function answer(ctx: Koa.Context, result: BatchResult<unknown>): void {
+/** 200 when every item succeeded, 202 when any failed (the spec); the body is the operation's result type. */
+function answer<B extends { failed: unknown[] }>(ctx: { status: number; body: B }, result: NoInfer<B>): void {
   ctx.status = result.failed.length === 0 ? 200 : 202;
   ctx.body = result;
 }
 
-/** The full Attribute objects of the named attributes, in one query, after the batch committed. */
-async function attributeObjects(deps: Deps, userId: number, names: string[]): Promise<Map<string, AttributeObject>> {
-  if (names.length === 0) return new Map();
-  const rows: AttributeRow[] = await selectAttributes(deps.db, userId, deps.now()).whereIn('a.name', [...new Set(names)]);
-  return new Map(rows.map((row) => [row.name, attributeObject(row)]));
+/**
+ * The full Attribute objects of the named attributes, in one query, after the batch committed:
+ * a lookup by name (each was just written in this batch, so it exists).
+ */
+async function attributeObjects(deps: Deps, userId: number, names: string[]): Promise<(name: string) => AttributeObject> {
+  const objects = await attributeObjectsNamed(deps.db, userId, names, deps.now());
+  return (name) => {
+    const object = objects.get(name);
+    if (!object) throw new Error(`The attribute ${name} written in this batch was not found after it.`);
+    return object;
+  };
 }
 
 export function writingHandlers(deps: Deps) {
@@ -49,42 +55,42 @@ export function writingHandlers(deps: Deps) {
   const userOf = (ctx: Koa.Context) => (ctx.state.principal as Principal).userId;
 
   return {
-    async updateAttributeValues(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async updateAttributeValues(_c: V2Operation<'updateAttributeValues'>['context'], ctx: V2Operation<'updateAttributeValues'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx);
       answer(ctx, await updateValues(deps.db, context, items));
     },
 
-    async incrementAttributeValues(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async incrementAttributeValues(_c: V2Operation<'incrementAttributeValues'>['context'], ctx: V2Operation<'incrementAttributeValues'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx);
       answer(ctx, await incrementValues(deps.db, context, items));
     },
 
-    async acquireAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async acquireAttributes(c: V2Operation<'acquireAttributes'>['context'], ctx: V2Operation<'acquireAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx);
       const result = await acquireAttributes(deps.db, context, items);
       if (queryFlag(c, 'success_objects')) {
-        const objects = await attributeObjects(deps, userOf(ctx), result.success);
-        answer(ctx, { success: result.success.map((name) => objects.get(name)), failed: result.failed });
+        const objectOf = await attributeObjects(deps, userOf(ctx), result.success);
+        answer(ctx, { success: result.success.map(objectOf), failed: result.failed });
       } else {
         answer(ctx, { success: result.success.map((name) => ({ name, active: true })), failed: result.failed });
       }
     },
 
-    async releaseAttributes(_c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async releaseAttributes(_c: V2Operation<'releaseAttributes'>['context'], ctx: V2Operation<'releaseAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx);
       const result = await releaseAttributes(deps.db, context, items);
       answer(ctx, { success: result.success.map((name) => ({ name })), failed: result.failed });
     },
 
-    async createAttributes(c: ApiContext, ctx: Koa.Context): Promise<void> {
+    async createAttributes(c: V2Operation<'createAttributes'>['context'], ctx: V2Operation<'createAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx);
       const result = await createAttributes(deps.db, context, items);
       // Template items are always answered with the full attribute (the spec), others on request.
       const full = queryFlag(c, 'success_objects');
       const wantsObject = (entry: Created) => full || entry.fromTemplate;
-      const objects = await attributeObjects(deps, userOf(ctx), result.success.filter(wantsObject).map((entry) => entry.attribute.name));
+      const objectOf = await attributeObjects(deps, userOf(ctx), result.success.filter(wantsObject).map((entry) => entry.attribute.name));
       answer(ctx, {
-        success: result.success.map((entry) => (wantsObject(entry) ? objects.get(entry.attribute.name) : { ...entry.item, name: entry.attribute.name })),
+        success: result.success.map((entry) => (wantsObject(entry) ? objectOf(entry.attribute.name) : entry.item)),
         failed: result.failed,
       });
     },

@@ -139,7 +139,7 @@ create table attributes (
 create index attributes_user_group_idx on attributes (user_id, group_name, priority, name);
 create index attributes_owner_idx on attributes (owner_client_pk);
 
--- Which services can handle which attribute (DESIGN: a client that acquired it before).
+-- Which services can handle which attribute (docs/decisions.md: a client that acquired it before).
 create table attribute_services (
   user_id bigint not null,
   attribute_id bigint not null,

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { badRequest } from '../../http/errors';
+import { invalidInput } from '../errors';
 import { EVENT_TYPES, isEventType, type EventType } from './events';
 import { endpointUrlProblem } from './url-safety';
 
@@ -44,17 +44,17 @@ export interface EndpointInput {
 /** The event list: one or more known types, each once (an unknown one is named). */
 function checkEvents(events: unknown): EventType[] {
   if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string')) {
-    throw badRequest(`events must be a non-empty list of event types (${EVENT_TYPES.join(', ')}).`);
+    throw invalidInput(`events must be a non-empty list of event types (${EVENT_TYPES.join(', ')}).`);
   }
   const unknown = (events as string[]).filter((e) => !isEventType(e));
-  if (unknown.length > 0) throw badRequest(`Unknown event type ${unknown[0]}: use ${EVENT_TYPES.join(', ')}.`);
+  if (unknown.length > 0) throw invalidInput(`Unknown event type ${unknown[0]}: use ${EVENT_TYPES.join(', ')}.`);
   return [...new Set(events as EventType[])];
 }
 
 async function checkUrl(url: unknown, allowLoopback: boolean): Promise<string> {
-  if (typeof url !== 'string' || url.trim() === '') throw badRequest('url must be the endpoint\'s HTTPS URL.');
+  if (typeof url !== 'string' || url.trim() === '') throw invalidInput('url must be the endpoint\'s HTTPS URL.');
   const problem = await endpointUrlProblem(url.trim(), allowLoopback);
-  if (problem) throw badRequest(problem);
+  if (problem) throw invalidInput(problem);
   return url.trim();
 }
 
@@ -74,7 +74,7 @@ export async function createEndpoint(db: Knex, clientPk: number, input: Endpoint
     // Serialises the app's creations, so the limit holds under concurrent requests.
     await trx.raw('select 1 from oauth_clients where id = ? for update', [clientPk]);
     const [{ count }] = await trx('webhook_endpoints').where({ client_pk: clientPk }).count<{ count: string }[]>({ count: '*' });
-    if (Number(count) >= MAX_ENDPOINTS_PER_APP) throw badRequest(`An app may have at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints: delete one first.`);
+    if (Number(count) >= MAX_ENDPOINTS_PER_APP) throw invalidInput(`An app may have at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints: delete one first.`);
     const [row] = await trx('webhook_endpoints')
       .insert({ public_id: `ep_${crypto.randomBytes(12).toString('base64url')}`, client_pk: clientPk, url, events, secret: newSigningSecret() })
       .returning('*');
@@ -91,7 +91,7 @@ export async function updateEndpoint(db: Knex, endpoint: WebhookEndpoint, input:
   if (input.events !== undefined) changes.events = checkEvents(input.events);
   if (input.url !== undefined) changes.url = await checkUrl(input.url, allowLoopback);
   if (input.enabled !== undefined) {
-    if (typeof input.enabled !== 'boolean') throw badRequest('enabled must be true or false.');
+    if (typeof input.enabled !== 'boolean') throw invalidInput('enabled must be true or false.');
     Object.assign(changes, input.enabled
       ? { disabled_at: null, disabled_reason: null, failing_since: null }
       : { disabled_at: endpoint.disabled_at ?? db.fn.now(), disabled_reason: endpoint.disabled_reason ?? 'Disabled by the app.' });

@@ -19,7 +19,7 @@ import type { EventType } from './events';
 
 /** A connection's query function (a pg client inside a transaction). */
 export interface SqlClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
 export interface DispatchOptions {
@@ -118,14 +118,14 @@ const endpointsOfApps = (client: SqlClient, clientPks: string[]) =>
 
 async function namesOf(client: SqlClient, table: 'users' | 'oauth_clients', column: 'username' | 'client_id', ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await client.query(`select id, ${column} as name from ${table} where id = any($1::bigint[])`, [ids]);
-  return new Map(rows.map((row: { id: string; name: string }) => [String(row.id), row.name]));
+  const { rows } = await client.query<{ id: string; name: string }>(`select id, ${column} as name from ${table} where id = any($1::bigint[])`, [ids]);
+  return new Map(rows.map((row) => [String(row.id), row.name]));
 }
 
 async function attributesOf(client: SqlClient, ids: string[]): Promise<Map<string, AttributeInfo>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await client.query('select id, name, group_name, manual from attributes where id = any($1::bigint[])', [ids]);
-  return new Map((rows as AttributeInfo[]).map((row) => [String(row.id), row]));
+  const { rows } = await client.query<AttributeInfo>('select id, name, group_name, manual from attributes where id = any($1::bigint[])', [ids]);
+  return new Map(rows.map((row) => [String(row.id), row]));
 }
 
 /** The body every event shares: Standard Webhooks' `{type, timestamp, data}`. */
@@ -247,13 +247,13 @@ export async function dispatchOutbox(client: SqlClient, now: Date, options: Disp
   const changes = await takeValueChanges(client, options.coalesceMs, limit);
   const { rows: events } = await takeEvents(client, limit);
   const messages = changes.length === 0 && events.length === 0 ? [] : await messagesFor(client, changes, events, now.toISOString());
-  const { rows: created } = messages.length === 0 ? { rows: [] } : await client.query(
+  const { rows: created } = messages.length === 0 ? { rows: [] } : await client.query<{ id: string }>(
     `insert into webhook_deliveries (message_id, endpoint_id, event_type, body, created_at)
      select m.message_id, m.endpoint_id, m.event_type, m.body, $5 from unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) as m(message_id, endpoint_id, event_type, body)
      returning id`,
     [messages.map(newMessageId), messages.map((m) => m.endpointId), messages.map((m) => m.type), messages.map((m) => m.body), now],
   );
-  const queued = [...resends, ...created].map((row: { id: string }) => Number(row.id));
+  const queued = [...resends, ...created].map((row) => Number(row.id));
   for (const id of queued) await options.enqueue(client, id);
   return queued.length;
 }

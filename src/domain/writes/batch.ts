@@ -10,10 +10,11 @@
  * applied one after another), and a few multi-row statements write what succeeded. A failed item
  * is never written, so it changes nothing and never undoes another.
  */
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 
 /** Why one item failed (the OpenAPI document's BatchErrorCode). */
-export type ItemErrorCode = 'missing_field' | 'invalid_type' | 'validation' | 'not_found' | 'unauthorised' | 'forbidden_scope' | 'already_exists';
+export type ItemErrorCode = components['schemas']['BatchErrorCode'];
 
 /** Thrown by an item's rule: that item fails with this code and message, nothing of it is kept. */
 export class ItemError extends Error {
@@ -27,7 +28,7 @@ export class ItemError extends Error {
 }
 
 export type Item = Record<string, unknown>;
-export type FailedItem = Item & { error: string; error_code: ItemErrorCode };
+export type FailedItem = components['schemas']['BatchFailure'];
 
 export interface BatchResult<S> {
   success: S[];

@@ -93,7 +93,7 @@ export function requireOwner(context: WriteContext, attribute: WritableAttribute
   }
 }
 
-/** Records, in one statement, that the service can handle these attributes (DESIGN: it acquired them before). */
+/** Records, in one statement, that the service can handle these attributes (docs/decisions.md: it acquired them before). */
 export async function rememberServices(trx: Knex.Transaction, context: WriteContext, attributeIds: Iterable<number>): Promise<void> {
   const ids = [...new Set(attributeIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;

@@ -1,16 +1,17 @@
 /**
  * Creating attributes: from a template, or from a label, an existing group and a value type
  * (manual by default). The new attribute belongs to the calling service. A created attribute's
- * name derives from its label (DESIGN): lower-cased, runs of characters other than a-z and 0-9
+ * name derives from its label (docs/decisions.md, "Values and writes"): lower-cased, runs of characters other than a-z and 0-9
  * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
  * underscores for spaces.
  */
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../db/catalogue';
 import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
 import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
-import { CUSTOM_GROUP, TAG_PRIORITY } from './custom-tags';
+import { isCustomTag, TAG_PRIORITY } from '../custom-tag';
 
 export const LABEL_MAX_LENGTH = 100;
 /** Priority of created attributes that are not tags: below 10, so they are shown by default. */
@@ -44,7 +45,7 @@ function checkCustomItem(item: Item, index: number): { label: string; group: str
 }
 
 /**
- * The name a created attribute gets from its label (DESIGN): the label's name, except that a
+ * The name a created attribute gets from its label (docs/decisions.md): the label's name, except that a
  * template's name stays free for the template's own attribute, so "Steps" becomes `steps_2`.
  */
 export function createdName(label: string): string {
@@ -55,12 +56,15 @@ export function createdName(label: string): string {
   return `${base}_${suffix}`;
 }
 
+/** A label item's success: the item as sent (checkCustomItem made sure of its label, group and value type) with its name. */
+export type CreateSuccess = components['schemas']['CreateSuccess'];
+
 export interface Created {
   attribute: WritableAttribute;
   /** A template item: answered with the full attribute object whatever `success_objects` says. */
   fromTemplate: boolean;
-  /** The item as sent (a label item is answered with it and its name). */
-  item: Item;
+  /** The item as sent with the created name: a label item's answer (a template item is answered with the full attribute). */
+  item: CreateSuccess;
 }
 
 /** A create item after the checks that need no database: the row it would insert. */
@@ -80,7 +84,8 @@ function checkCreateItem(item: Item, index: number, context: WriteContext): Crea
   const { label, group, valueType } = checkCustomItem(item, index);
   const name = createdName(label);
   requireWriteScope(context.access, { name, group_name: group, manual });
-  const isTag = group === CUSTOM_GROUP && valueType === 0;
+  // Created with the tag priority, it is a tag exactly when the one definition says so.
+  const isTag = isCustomTag({ group, valueType, priority: TAG_PRIORITY });
   const row: AttributeRow = {
     user_id: context.userId,
     name,
@@ -122,7 +127,7 @@ export async function createAttributes(db: Knex, context: WriteContext, items: I
     const created = await insertAttributes(trx, [...first.values()].map((t) => t.row));
     for (const target of first.values()) {
       const attribute = created.get(target.row.name);
-      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: items[target.index] });
+      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: { ...(items[target.index] as CreateSuccess), name: attribute.name } });
       else outcomes.fail(target.index, alreadyExists(target));
     }
     await rememberServices(trx, context, [...created.values()].map((a) => a.id));

@@ -1,5 +1,5 @@
 /**
- * Custom tags (DESIGN, Custom tags): a tag is an integer attribute of the custom group with
+ * Custom tags (docs/decisions.md, "Custom tags"): a tag is an integer attribute of the custom group with
  * priority 2 or more, 1 on the days it was used. The `custom` string attribute is a convenience
  * text of a day's tags, kept in step whenever a tag is written, never the source of truth: the
  * tags with value 1, underscores shown as spaces, joined by ", " in write order, the oldest dropped
@@ -7,16 +7,15 @@
  */
 import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../db/knex';
+import { CUSTOM_GROUP, isCustomTag, TAG_PRIORITY, TAG_VALUE_TYPE } from '../custom-tag';
 import type { WritableAttribute, WriteContext } from './context';
 
-export const CUSTOM_GROUP = 'custom';
 export const CUSTOM_STRING_TEMPLATE = 'custom';
-/** Priority of tags created by clients; the `custom` string template itself has priority 1. */
-export const TAG_PRIORITY = 2;
 export const CUSTOM_STRING_MAX_LENGTH = 250;
 
+/** A written attribute is a tag by the one definition (src/domain/custom-tag.ts). */
 export function isTag(attribute: Pick<WritableAttribute, 'group_name' | 'value_type' | 'priority'>): boolean {
-  return attribute.group_name === CUSTOM_GROUP && attribute.value_type === 0 && attribute.priority >= TAG_PRIORITY;
+  return isCustomTag({ group: attribute.group_name, valueType: attribute.value_type, priority: attribute.priority });
 }
 
 /** The day's custom text from its tag names in write order (oldest first). */
@@ -77,9 +76,9 @@ export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteCo
           from attribute_values v
           join attributes a on a.user_id = v.user_id and a.id = v.attribute_id
          where v.user_id = ? and v.date = any(?::date[])
-           and ((a.group_name = ? and a.value_type = 0 and a.priority >= ? and v.value_num = 1) or a.name = ?))
+           and ((a.group_name = ? and a.value_type = ? and a.priority >= ? and v.value_num = 1) or a.name = ?))
        order by part, date, updated_at, name`,
-      [context.userId, CUSTOM_STRING_TEMPLATE, CUSTOM_STRING_TEMPLATE, context.userId, sqlArray(days), CUSTOM_GROUP, TAG_PRIORITY, CUSTOM_STRING_TEMPLATE],
+      [context.userId, CUSTOM_STRING_TEMPLATE, CUSTOM_STRING_TEMPLATE, context.userId, sqlArray(days), CUSTOM_GROUP, TAG_VALUE_TYPE, TAG_PRIORITY, CUSTOM_STRING_TEMPLATE],
     )
     .options(PREPARED);
   const tagsOf = new Map<string, string[]>(days.map((date) => [date, []]));

@@ -10,9 +10,10 @@
  * happen to share a key merely wait for each other. Every instance must compute the same keys:
  * changing dayLockKey needs all instances stopped, not a rolling deploy.
  */
+import { ADVISORY_LOCKS } from '../../db/advisory-locks';
 
-/** Names the day locks among the database's two-key advisory locks (derived data uses 730_211_802). */
-export const DAY_LOCK_NAMESPACE = 730_211_803;
+/** Names the day locks among the database's two-key advisory locks (src/db/advisory-locks.ts). */
+export const DAY_LOCK_NAMESPACE = ADVISORY_LOCKS.dayLocks;
 
 /**
  * The lock key of a person's day: 32-bit FNV-1a of "user|date", as a signed int4. (A cryptographic

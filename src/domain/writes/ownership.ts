@@ -158,7 +158,7 @@ export async function acquireAttributes(db: Knex, context: WriteContext, items: 
 }
 
 /**
- * The services that take over attributes their owner releases (DESIGN), one query for the batch:
+ * The services that take over attributes their owner releases (docs/decisions.md, "Values and writes"), one query for the batch:
  * per attribute, among the other services that acquired it before and are still connected to the
  * person (a live token; Daybook's built-in services need none), the most recently connected.
  */

@@ -1,5 +1,5 @@
 /**
- * What a day's value may be (DESIGN, Value validation): its JSON type follows the attribute's
+ * What a day's value may be (docs/decisions.md, "Values and writes"): its JSON type follows the attribute's
  * value type, plus the ranges the spec states, and nothing further (the spec: values are validated
  * only broadly). A value is never null: a day, once set, can be overwritten but not cleared.
  */

@@ -16,6 +16,7 @@
  * exactly as if sent one after another, and an increment whose total would leave the attribute's
  * range fails alone.
  */
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../db/knex';
 import { type BatchResult, type Checked, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
@@ -49,6 +50,24 @@ interface Operation extends Target {
   amount: number | string;
 }
 
+/** An update's success: the item as sent (the document's UpdateItem). */
+export type UpdateSuccess = components['schemas']['UpdateItem'];
+/** An increment's success: the item as sent with its day and the day's new total. */
+export type IncrementSuccess = components['schemas']['IncrementSuccess'];
+type WrittenItem = UpdateSuccess | IncrementSuccess;
+
+/**
+ * What the answer shows for a written item. Its fields passed checkFields and its value
+ * checkValue/checkDelta, so it is the document's UpdateItem (an increment's value a number); an
+ * increment adds its day and the day's total after it, which every written day has.
+ */
+function written(item: Item, operation: Operation, current?: number): WrittenItem {
+  const sent = item as UpdateSuccess;
+  if (operation.kind === 'update') return sent;
+  if (current === undefined) throw new Error(`No total for the written day ${operation.date} of ${operation.name}.`);
+  return { ...sent, value: sent.value as number, date: operation.date, current };
+}
+
 /** A day of one attribute, as the batch leaves it. */
 interface DayTotal {
   attribute: WritableAttribute;
@@ -76,7 +95,7 @@ function checkAttribute(target: Target, attributes: ReadonlyMap<string, Writable
 
 
 /** The items that pass their attribute's rules, in order; the others fail on `outcomes`. */
-function operationsOf(targets: Target[], attributes: ReadonlyMap<string, WritableAttribute>, context: WriteContext, outcomes: Outcomes<Item>): Operation[] {
+function operationsOf(targets: Target[], attributes: ReadonlyMap<string, WritableAttribute>, context: WriteContext, outcomes: Outcomes<WrittenItem>): Operation[] {
   const operations: Operation[] = [];
   for (const target of targets) {
     const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
@@ -110,14 +129,14 @@ async function startingTotals(trx: Knex.Transaction, userId: number, operations:
  * Applies the operations in item order to the days' totals, recording each item's outcome.
  * Returns the days that changed.
  */
-function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, number>, outcomes: Outcomes<Item>): Map<string, DayTotal> {
+function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, number>, outcomes: Outcomes<WrittenItem>): Map<string, DayTotal> {
   const days = new Map<string, DayTotal>();
   for (const operation of operations) {
     const key = dayKey(operation.attribute.id, operation.date);
     const item = outcomes.items[operation.index];
     if (operation.kind === 'update') {
       days.set(key, { attribute: operation.attribute, date: operation.date, total: operation.amount });
-      outcomes.succeed(operation.index, item);
+      outcomes.succeed(operation.index, written(item, operation));
       continue;
     }
     const before = days.get(key)?.total ?? starts.get(key) ?? 0;
@@ -129,7 +148,7 @@ function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, numbe
     });
     if (!applied) continue;
     days.set(key, { attribute: operation.attribute, date: operation.date, total: current });
-    outcomes.succeed(operation.index, { ...item, date: operation.date, current });
+    outcomes.succeed(operation.index, written(item, operation, current));
   }
   return days;
 }
@@ -181,7 +200,7 @@ const LOCK_DAYS_AND_ATTRIBUTES_SQL = `with ${DAY_LOCKS_CTE}
      for share of a`;
 
 /** The database part of a batch: everything after the checks that need none. */
-async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<Item>, targets: Target[]): Promise<void> {
+async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<WrittenItem>, targets: Target[]): Promise<void> {
   const attributes = await lockDaysAndAttributes(trx, context.userId, targets);
   const operations = operationsOf(targets, attributes, context, outcomes);
   if (operations.length === 0) return;
@@ -198,13 +217,13 @@ async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcome
  * unchanged. Undefined when the batch needs the locked path: tags, several increments of a day, a
  * bounded total, a changed attribute, a total that overflows.
  */
-async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[], checked: Checked<Target>, targets: Target[]): Promise<BatchResult<Item> | undefined> {
+async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[], checked: Checked<Target>, targets: Target[]): Promise<BatchResult<WrittenItem> | undefined> {
   const names = targets.map((t) => t.name);
   const remembered = rememberedAttributes(context.userId, names);
   if (remembered) {
     // Only a batch every item of which passes on what is remembered is written from it: a failure
     // might come from a stale memory, so it is decided on a fresh read.
-    const outcomes = outcomesAfter<Item>(items, checked);
+    const outcomes = outcomesAfter<WrittenItem>(items, checked);
     const operations = operationsOf(targets, remembered, context, outcomes);
     if (operations.length === targets.length && suitsVerifiedWrite(operations)) {
       const written = await writeVerified(db, context, items, outcomes, operations);
@@ -214,7 +233,7 @@ async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[
   }
   const attributes = await readAttributes(db, context.userId, names);
   rememberAttributes(context.userId, attributes.values());
-  const outcomes = outcomesAfter<Item>(items, checked);
+  const outcomes = outcomesAfter<WrittenItem>(items, checked);
   const operations = operationsOf(targets, attributes, context, outcomes);
   // Every item failed a rule: the batch changes nothing, as of the attributes just read.
   if (operations.length === 0) return outcomes.result();
@@ -223,7 +242,7 @@ async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[
 }
 
 /** The one statement, and the successes' answers; undefined when it wrote nothing (something changed, or a total overflowed). */
-async function writeVerified(db: Knex, context: WriteContext, items: Item[], outcomes: Outcomes<Item>, operations: Operation[]): Promise<BatchResult<Item> | undefined> {
+async function writeVerified(db: Knex, context: WriteContext, items: Item[], outcomes: Outcomes<WrittenItem>, operations: Operation[]): Promise<BatchResult<WrittenItem> | undefined> {
   let totals: Map<string, number> | undefined;
   try {
     totals = await verifiedWrite(db, context, operations);
@@ -235,7 +254,7 @@ async function writeVerified(db: Knex, context: WriteContext, items: Item[], out
   if (!totals) return undefined;
   for (const operation of operations) {
     const item = items[operation.index];
-    outcomes.succeed(operation.index, operation.kind === 'update' ? item : { ...item, date: operation.date, current: totals.get(dayKey(operation.attribute.id, operation.date)) });
+    outcomes.succeed(operation.index, written(item, operation, totals.get(dayKey(operation.attribute.id, operation.date))));
   }
   return outcomes.result();
 }
@@ -244,26 +263,28 @@ async function writeVerified(db: Knex, context: WriteContext, items: Item[], out
 const FLOAT_OVERFLOW = '22003';
 
 /** Applies a batch of value writes in one transaction; the answer lists every item in the order sent. */
-export async function writeValues(db: Knex, context: WriteContext, writes: ValueWrite[]): Promise<BatchResult<Item>> {
+export async function writeValues(db: Knex, context: WriteContext, writes: ValueWrite[]): Promise<BatchResult<WrittenItem>> {
   const items = writes.map((write) => write.item);
   const checked = checkEach(items, (_item, index) => checkFields(writes[index], index, context));
   const targets = passed(checked);
-  if (targets.length === 0) return outcomesAfter<Item>(items, checked).result();
+  if (targets.length === 0) return outcomesAfter<WrittenItem>(items, checked).result();
   const written = await writeInOneStatement(db, context, items, checked, targets);
   if (written) return written;
   return inBatchTransaction(db, async (trx) => {
-    const outcomes = outcomesAfter<Item>(items, checked);
+    const outcomes = outcomesAfter<WrittenItem>(items, checked);
     await applyWrites(trx, context, outcomes, targets);
     return outcomes.result();
   });
 }
 
 /** `POST /api/2/attributes/update/`: every item sets a day's value. */
-export function updateValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Item>> {
-  return writeValues(db, context, items.map((item) => ({ kind: 'update', item })));
+export async function updateValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<UpdateSuccess>> {
+  // Every item is an update: each success is an UpdateSuccess (see `written`).
+  return (await writeValues(db, context, items.map((item) => ({ kind: 'update', item })))) as BatchResult<UpdateSuccess>;
 }
 
 /** `POST /api/2/attributes/increment/`: every item adds to a day's value. */
-export function incrementValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Item>> {
-  return writeValues(db, context, items.map((item) => ({ kind: 'increment', item })));
+export async function incrementValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<IncrementSuccess>> {
+  // Every item is an increment: each success is an IncrementSuccess (see `written`).
+  return (await writeValues(db, context, items.map((item) => ({ kind: 'increment', item })))) as BatchResult<IncrementSuccess>;
 }

@@ -7,6 +7,7 @@ import { admitSignUp } from '../../domain/sign-up-throttle';
 import { createUser } from '../../domain/users';
 import { clientAddress } from '../../http/client-address';
 import { HttpError } from '../../http/errors';
+import { isInvalidInput } from '../../domain/errors';
 import { anonymousCsrfSecret, anonymousCsrfValid, csrfToken, csrfTokenValid } from '../csrf';
 import { field, readForm } from '../forms';
 import { html, type Html } from '../html';
@@ -135,7 +136,7 @@ export function accountPages(router: Router, deps: Deps): void {
       await startSession(ctx, deps, user.id);
       rememberDevice(ctx, deps, user.username);
     } catch (error) {
-      if (error instanceof HttpError && error.status === 400) return signupForm(ctx, deps, { ...values, error: error.detail, status: 400 });
+      if (isInvalidInput(error)) return signupForm(ctx, deps, { ...values, error: error.detail, status: 400 });
       throw error;
     }
     afterLogin(ctx, next);

@@ -13,7 +13,8 @@ import { findClientOwnedBy, type OAuthClient } from '../../domain/clients';
 import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type WebhookEndpoint } from '../../domain/webhooks/endpoints';
 import { findDelivery, latestDeliveries, requestResend, type Delivery } from '../../domain/webhooks/deliveries';
 import { EVENT_DESCRIPTIONS, EVENT_TYPES } from '../../domain/webhooks/events';
-import { HttpError, notFound } from '../../http/errors';
+import { notFound } from '../../http/errors';
+import { isInvalidInput } from '../../domain/errors';
 import { field, fields, readForm } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
@@ -158,7 +159,7 @@ export function appWebhookPages(router: Router, deps: Deps): void {
     try {
       endpoint = await createEndpoint(deps.db, app.id, values, allowLoopback);
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!isInvalidInput(error)) throw error;
       return webhooksPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
     }
     secretPage(ctx, deps, session, app, endpoint, `Endpoint added to ${app.name}`, 'The endpoint is added.');

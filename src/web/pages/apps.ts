@@ -9,7 +9,7 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import type { Session } from '../../domain/sessions';
 import {
-  createClient,
+  registerClientWithOwnerToken,
   deleteClient,
   findClientOwnedBy,
   listClientsOwnedBy,
@@ -18,12 +18,12 @@ import {
   type ClientSettingsInput,
   type OAuthClient,
 } from '../../domain/clients';
-import { issueTokens } from '../../domain/tokens';
-import { HttpError, notFound } from '../../http/errors';
+import { notFound } from '../../http/errors';
+import { isInvalidInput } from '../../domain/errors';
 import { field, fields, readForm, type Form } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
-import { assertCsrf, page, requireSession } from '../page';
+import { assertCsrf, formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 import { scopeList, scopePicker } from './scope-picker';
 
@@ -207,21 +207,13 @@ export function appPages(router: Router, deps: Deps): void {
     appsPage(ctx, deps, session, await listClientsOwnedBy(deps.db, session.userId), EMPTY_FORM, notice);
   }));
 
-  router.post('/settings/apps', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/apps', formPage(deps, async (ctx, session, form) => {
     const values = readAppForm(form);
     let created;
     try {
-      created = await deps.db.transaction(async (trx) => {
-        const { client, clientSecret } = await createClient(trx, { ...settingsOf(values), ownerUserId: session.userId, confidential: values.confidential });
-        const ownerToken = await issueTokens(trx, { userId: session.userId, clientPk: client.id, scopes: client.allowed_scopes, now: deps.now() });
-        return { client, clientSecret, ownerToken };
-      });
+      created = await registerClientWithOwnerToken(deps.db, { ...settingsOf(values), ownerUserId: session.userId, confidential: values.confidential }, deps.now());
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!isInvalidInput(error)) throw error;
       const apps = await listClientsOwnedBy(deps.db, session.userId);
       return appsPage(ctx, deps, session, apps, values, { text: error.detail, error: true }, 400);
     }
@@ -253,11 +245,7 @@ ${secretBlock('Refresh token', ownerToken.refresh_token, '')}
   }));
 
   /** Saves the edit form: refused input shows the page again (400) with what was typed; nothing changes. */
-  router.post('/settings/apps/:clientId', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/apps/:clientId', formPage(deps, async (ctx, session, form) => {
     const app = await ownedApp(ctx, deps, session);
     // The client type is fixed at registration: whatever the form says, the stored one is kept.
     const values = { ...readAppForm(form), confidential: app.confidential };
@@ -265,7 +253,7 @@ ${secretBlock('Refresh token', ownerToken.refresh_token, '')}
     try {
       ({ revokedGrants } = await updateClient(deps.db, app, settingsOf(values), deps.now()));
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 400) throw error;
+      if (!isInvalidInput(error)) throw error;
       return appPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
     }
     const query = new URLSearchParams({ saved: '1', ...(revokedGrants > 0 ? { revoked: String(revokedGrants) } : {}) });

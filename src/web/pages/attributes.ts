@@ -6,12 +6,12 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/attribute-settings';
-import { checked, field, readForm } from '../forms';
+import { checked, field } from '../forms';
 import { html } from '../html';
 import { attributeHref } from '../links';
 import { noticeAttribute, noticeCode } from '../notices';
 import { sendPage } from '../layout';
-import { assertCsrf, page, requireSession } from '../page';
+import { formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 
 export const DEACTIVATE = '__deactivate__';
@@ -66,11 +66,7 @@ ${attributes.length > 0
     });
   }));
 
-  router.post('/settings/attributes/:name', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/attributes/:name', formPage(deps, async (ctx, session, form) => {
     const name = String(ctx.params.name);
     const owner = field(form, 'owner');
     if (owner === DEACTIVATE) await deactivateAttribute(deps.db, session.userId, name);

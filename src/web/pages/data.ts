@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { MANUAL_SERVICE, TEMPLATES_BY_NAME } from '../../db/catalogue';
-import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
+import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
 import { listInsightEntries, type InsightEntry } from '../../domain/insights';
 import { setValuesByHand } from '../../domain/manual-tracking';
 import { READ_SCOPES } from '../../domain/scopes';
@@ -19,11 +19,11 @@ import { addDays, isSupportedDate, localDate } from '../../domain/time';
 import { findUserById, type User } from '../../domain/users';
 import { readVisibility } from '../../domain/visibility';
 import { HttpError, notFound } from '../../http/errors';
-import { field, readForm } from '../forms';
+import { field } from '../forms';
 import { noticeAttribute, noticeCode } from '../notices';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
-import { assertCsrf, page, requireSession } from '../page';
+import { formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 import { sparkline } from '../charts';
 import { dayField, dayValue, readDayForm } from '../day-form';
@@ -53,7 +53,7 @@ async function dataNotice(ctx: Koa.Context, deps: Deps, person: User): Promise<N
   const code = noticeCode(ctx.query, ['saved', 'tracking'] as const);
   if (!code) return undefined;
   const name = noticeAttribute(ctx.query);
-  const row: { label: string } | undefined = name ? await deps.db('attributes').where({ user_id: person.id, name }).first('label') : undefined;
+  const row = name ? (await attributeLabels(deps.db, person.id, [name])).get(name) : undefined;
   return { text: DATA_NOTICES[code](row?.label), error: false };
 }
 
@@ -216,15 +216,11 @@ export function dataPages(router: Router, deps: Deps): void {
     await dayPage(ctx, deps, session, person, date, { notice: await dataNotice(ctx, deps, person) });
   }));
 
-  router.post('/data/values', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/data/values', formPage(deps, async (ctx, session, form) => {
     const person = await personOf(deps, session);
     const date = field(form, 'date');
     if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
-    const attribute: { label: string; value_type: number } | undefined = await deps.db('attributes').where({ user_id: person.id, name: field(form, 'name') }).first('label', 'value_type');
+    const attribute = (await attributeLabels(deps.db, person.id, [field(form, 'name')])).get(field(form, 'name'));
     if (!attribute) throw notFound(`You have no attribute named ${field(form, 'name')}.`);
     const parsed = parseTypedValue(attribute.value_type, field(form, 'value'));
     const result = 'problem' in parsed ? { ok: false as const, problem: parsed.problem } : (await setValuesByHand(deps.db, person, [{ name: field(form, 'name'), date, value: parsed.value }], deps.now()))[0];
@@ -233,11 +229,7 @@ export function dataPages(router: Router, deps: Deps): void {
     ctx.redirect(`/data?${new URLSearchParams({ date, notice: 'saved', attribute: field(form, 'name') })}`);
   }));
 
-  router.post('/data/day', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/data/day', formPage(deps, async (ctx, session, form) => {
     const person = await personOf(deps, session);
     const date = field(form, 'date');
     if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');

@@ -7,10 +7,12 @@
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
 import { VALUE_TYPES } from '../../db/catalogue';
+import { attributeLabels } from '../../domain/attributes';
 import { listAverages } from '../../domain/averages';
 import { listCorrelations } from '../../domain/correlations';
 import { READ_SCOPES } from '../../domain/scopes';
 import { readVisibility } from '../../domain/visibility';
+import { flagOf } from '../../http/query';
 import { html } from '../html';
 import { sendPage } from '../layout';
 import { page, requireSession } from '../page';
@@ -27,16 +29,12 @@ export function patternPages(router: Router, deps: Deps): void {
   router.get('/data/patterns', page(deps, async (ctx) => {
     const session = await requireSession(ctx, deps);
     if (!session) return;
-    const strong = ctx.query.strong === '1';
-    const confident = ctx.query.confident === '1';
+    const strong = flagOf(ctx.query.strong) === true;
+    const confident = flagOf(ctx.query.confident) === true;
     const correlations = await listCorrelations(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: { strong, confident }, page: { limit: SHOWN, offset: 0 } });
     const averages = await listAverages(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: {}, page: { limit: SHOWN, offset: 0 } });
     const names = averages.results.map((a) => a.attribute);
-    const attributes = new Map<string, { label: string; value_type: number }>(
-      (await deps.db('attributes').where({ user_id: session.userId }).whereIn('name', names).select('name', 'label', 'value_type')).map(
-        (row: { name: string; label: string; value_type: number }) => [row.name, row],
-      ),
-    );
+    const attributes = await attributeLabels(deps.db, session.userId, names);
     const nav = navFor(session, deps.now());
     sendPage(ctx, {
       title: 'Patterns',

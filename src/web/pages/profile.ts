@@ -6,10 +6,10 @@ import type { Session } from '../../domain/sessions';
 import { findUserById, profileProblems, updateProfile, type ProfileSettings, type User } from '../../domain/users';
 import { localDateTime } from '../../domain/time';
 import { notFound } from '../../http/errors';
-import { checked, field, readForm } from '../forms';
+import { checked, field } from '../forms';
 import { html } from '../html';
 import { sendPage } from '../layout';
-import { assertCsrf, page, requireSession } from '../page';
+import { formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 import { timezoneOptions } from './timezones';
 
@@ -72,11 +72,7 @@ export function profilePages(router: Router, deps: Deps): void {
     profileForm(ctx, deps, session, settingsOf(user), ctx.query.saved === '1' ? { text: 'Your profile has been saved.', error: false } : undefined);
   }));
 
-  router.post('/settings/profile', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/profile', formPage(deps, async (ctx, session, form) => {
     const values: ProfileSettings = {
       first_name: field(form, 'first_name').trim(),
       last_name: field(form, 'last_name').trim(),

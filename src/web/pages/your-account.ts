@@ -17,11 +17,11 @@ import { clientAddress } from '../../http/client-address';
 import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/sessions';
 import { localDate } from '../../domain/time';
 import { setPassword, validatePassword } from '../../domain/users';
-import { HttpError } from '../../http/errors';
-import { field, readForm } from '../forms';
+import { isInvalidInput } from '../../domain/errors';
+import { field } from '../forms';
 import { html, type Html } from '../html';
 import { sendPage } from '../layout';
-import { assertCsrf, messagePage, page, requireSession } from '../page';
+import { formPage, messagePage, page, requireSession } from '../page';
 import { endCurrentSession, navFor } from '../session';
 
 function when(at: Date): string {
@@ -143,18 +143,14 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     await accountPage(ctx, deps, session, undefined, 200, noticeOf(ctx.query));
   }));
 
-  router.post('/settings/account/password', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/account/password', formPage(deps, async (ctx, session, form) => {
     const refuse = (text: string, status: number) => accountPage(ctx, deps, session, { form: 'password', text }, status);
     const newPassword = field(form, 'new_password');
     if (newPassword !== field(form, 'repeat_password')) return refuse('The two new passwords differ.', 400);
     try {
       validatePassword(newPassword);
     } catch (error) {
-      if (error instanceof HttpError) return refuse(error.message, 400);
+      if (isInvalidInput(error)) return refuse(error.detail, 400);
       throw error;
     }
     const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'current_password'), 'Your current password is incorrect.');
@@ -164,21 +160,13 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     ctx.redirect(`/settings/account?password=changed&ended=${ended}`);
   }));
 
-  router.post('/settings/account/sessions/end', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/account/sessions/end', formPage(deps, async (ctx, session, form) => {
     const ended = await endSessionOf(deps.db, session.userId, field(form, 'session'));
     ctx.status = 303;
     ctx.redirect(ended ? '/settings/account?ended=1' : '/settings/account');
   }));
 
-  router.post('/settings/account/sessions/end-others', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/account/sessions/end-others', formPage(deps, async (ctx, session) => {
     const ended = await endOtherSessions(deps.db, session.userId, session.idHash);
     ctx.status = 303;
     ctx.redirect(`/settings/account?ended=${ended}`);
@@ -196,11 +184,7 @@ export function yourAccountPages(router: Router, deps: Deps): void {
     download(ctx, `daybook-${session.username}-${localDate(deps.now(), 'UTC')}.json`, 'application/json; charset=utf-8', accountJson(deps.db, session.userId, deps.now()));
   }));
 
-  router.post('/settings/account/delete', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
+  router.post('/settings/account/delete', formPage(deps, async (ctx, session, form) => {
     if (field(form, 'confirm').trim() !== session.username) {
       return accountPage(ctx, deps, session, { form: 'delete', text: `Type your user name, ${session.username}, exactly, to confirm.` }, 400);
     }

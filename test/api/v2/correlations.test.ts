@@ -77,7 +77,7 @@ describe('GET /api/2/correlations/', () => {
     expect(results.every((c) => c.attribute !== 'mood_note' && c.attribute2 !== 'mood_note')).toBe(true);
   });
 
-  test('each correlation has every field of the spec, as DESIGN fills them, strongest first', async () => {
+  test('each correlation has every field of the spec, as docs/decisions.md fills them, strongest first', async () => {
     const results = await all('/api/2/correlations/', { token });
     const coffee = results.find((c) => c.attribute === 'coffees' && c.attribute2 === 'sleep' && c.offset === -1)!;
     expect(coffee).toEqual({

@@ -46,6 +46,10 @@ beforeAll(async () => {
   await addValues(app, person.id, seeded.floors, { '2026-11-22': 12 });
   await addValues(app, person.id, seeded.sodium, { '2026-11-22': 1500.5 });
 });
+// A test that moves the clock gets the file's clock back, even when one of its assertions fails.
+afterEach(() => {
+  app.setNow(NOW);
+});
 afterAll(async () => {
   app.setNow(undefined);
   await app.close();

@@ -1,5 +1,6 @@
-/** Custom tags and the day's `custom` text kept in step with them (DESIGN, Custom tags). */
+/** Custom tags and the day's `custom` text kept in step with them (docs/decisions.md, "Custom tags"). */
 import { startTestApp, type TestApp } from '../../../support/app';
+import { loadUserData } from '../../../../src/analytics/load-user-data';
 import { valueOn, writer, type Writer } from './setup';
 
 let app: TestApp;
@@ -51,4 +52,15 @@ test('the text drops the oldest tags until it fits 250 characters', async () => 
   expect(text.endsWith('a rather long tag name number 11')).toBe(true); // the newest is kept
   expect(text).not.toContain('number 00'); // the oldest went first
   expect(text.split(', ')).toHaveLength(7); // 7 x 32 + 6 x 2 = 236 fits; 8 would be 270
+});
+
+test('a boolean of the custom group is no tag, for the writes and for the statistics alike (one definition)', async () => {
+  const created = await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Took vitamins', group: 'custom', value_type: 7 }, { label: 'Long walk', group: 'custom', value_type: 0 }] });
+  expect(created.status).toBe(200);
+  await update([{ name: 'took_vitamins', date: '2026-11-04', value: 1 }, { name: 'long_walk', date: '2026-11-04', value: 1 }]);
+  expect(await valueOn(app, w, 'custom', '2026-11-04')).toBe('long walk');
+  const data = await loadUserData(app.db, w.user.id, '2026-11-01', '2026-11-04');
+  const tagOf = (name: string) => data.attributes.find((a) => a.name === name)?.isTag;
+  expect(tagOf('took_vitamins')).toBe(false);
+  expect(tagOf('long_walk')).toBe(true);
 });

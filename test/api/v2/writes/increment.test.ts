@@ -9,6 +9,10 @@ beforeAll(async () => {
   await acquire(app, w.a, ['steps', 'weight', 'coffees', 'mood', 'mood_note', 'sleep_start', 'sleep_end', 'body_fat']);
   await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Sauna', group: 'health', value_type: 7 }, { label: 'Focus', group: 'productivity', value_type: 8 }] });
 });
+// A test that moves the clock gets the file's clock back, even when one of its assertions fails.
+afterEach(() => {
+  app.setNow(undefined);
+});
 afterAll(async () => {
   app.setNow(undefined);
   await app.close();

@@ -1,12 +1,14 @@
 /** The consent page (the app and each scope in plain words, Allow / Deny) and the authorisation error page. */
 import type Koa from 'koa';
-import type { Session } from '../domain/sessions';
-import { csrfToken } from '../web/csrf';
-import { html } from '../web/html';
-import { sendPage } from '../web/layout';
-import { navFor } from '../web/session';
-import { scopeList } from '../web/pages/scope-picker';
-import type { AuthorizationRequest } from './authorization-request';
+import type { Deps } from '../../deps';
+import type { Session } from '../../domain/sessions';
+import type { AuthorizationRequest } from '../../oauth/authorization-request';
+import type { Interactions } from '../../oauth/interactions';
+import { csrfToken, csrfTokenValid } from '../csrf';
+import { html } from '../html';
+import { sendPage } from '../layout';
+import { currentSession, loginUrl, navFor } from '../session';
+import { scopeList } from './scope-picker';
 
 function hidden(name: string, value: string | undefined) {
   return value === undefined ? '' : html`<input type="hidden" name="${name}" value="${value}">`;
@@ -53,4 +55,15 @@ export function sendAuthorizationErrorPage(ctx: Koa.Context, message: string): v
     status: 400,
     body: html`<div class="card narrow"><h1>This application cannot be authorised</h1><p class="error">${message}</p><p class="muted">Tell the application's developer what went wrong. Nothing has been shared.</p></div>`,
   });
+}
+
+/** The pages and session checks the authorisation endpoint is given (src/oauth/interactions.ts). */
+export function oauthInteractions(deps: Deps): Interactions {
+  return {
+    currentSession: (ctx) => currentSession(ctx, deps),
+    loginUrl,
+    csrfTokenValid: (session, token, now) => csrfTokenValid(session.csrfSecret, token, now),
+    consentPage: sendConsentPage,
+    errorPage: sendAuthorizationErrorPage,
+  };
 }
