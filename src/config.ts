@@ -65,7 +65,7 @@ export interface Config {
   workerConcurrency: number;
   /** METRICS_TOKEN: bearer token a Prometheus scraper sends to GET /metrics (at least 16 characters); unset = no metrics endpoint. */
   metricsToken: string | undefined;
-  /** Webhook delivery (WEBHOOK_* settings, documented in src/webhooks/jobs.ts); loopback endpoints only outside production. */
+  /** Webhook delivery (WEBHOOK_* settings, documented in src/jobs/webhook-delivery.ts); loopback endpoints only outside production. */
   webhooks: WebhookSettings;
 }
 

@@ -20,7 +20,7 @@ import type { BatchResult, Item } from '../../src/domain/writes/batch';
 import type { WriteContext } from '../../src/domain/writes/context';
 import { acquireAttributes } from '../../src/domain/writes/ownership';
 import { updateValues } from '../../src/domain/writes/values';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser, generateInsights } from '../../src/analytics/derive';
 
 export const PASSWORD = 'correct horse battery staple';

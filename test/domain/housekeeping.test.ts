@@ -13,7 +13,7 @@ import { createSession } from '../../src/domain/sessions';
 import { hashCredential } from '../../src/domain/credentials';
 import { issueTokens, revokeGrant } from '../../src/domain/tokens';
 import { issueAuthorisationCode } from '../../src/domain/grants';
-import { QUEUES, SCHEDULES, startJobs } from '../../src/analytics/jobs';
+import { QUEUES, SCHEDULES, startJobs } from '../../src/jobs/queues';
 import type { User } from '../../src/domain/users';
 import type { OAuthClient } from '../../src/domain/clients';
 

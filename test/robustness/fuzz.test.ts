@@ -17,7 +17,7 @@ import { PAGE, REDIRECT_URI, anonymousForm, csrfOf, registerApp } from '../suppo
 import { createSession } from '../../src/domain/sessions';
 import { issueTokens } from '../../src/domain/tokens';
 import { issueAuthorisationCode } from '../../src/domain/grants';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { TEMPLATES } from '../../src/db/catalogue';
 import { READ_SCOPES, WRITE_SCOPES } from '../../src/domain/scopes';

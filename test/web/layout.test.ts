@@ -10,7 +10,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { artifactPath, ensureChromium, launchBrowser, type Browser } from '../support/chromium';
 import { PAGE, REDIRECT_URI, registerApp } from '../support/web';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { listCorrelations } from '../../src/domain/correlations';
 import { setValuesByHand, trackByHand } from '../../src/domain/manual-tracking';

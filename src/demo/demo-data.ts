@@ -3,7 +3,7 @@
  * user. The generator itself is pure (demo-generator.ts, demo-models.ts).
  */
 import type { Knex } from 'knex';
-import { DEMO_SERVICE, TEMPLATES_BY_NAME, isTextValueType } from './catalogue';
+import { DEMO_SERVICE, TEMPLATES_BY_NAME, isTextValueType } from '../db/catalogue';
 import { generateDemoData, type DemoDataOptions } from './demo-generator';
 
 export {

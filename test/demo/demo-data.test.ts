@@ -4,7 +4,7 @@ import {
   PLANTED_RELATIONSHIPS,
   generateDemoData,
   type DemoSeries,
-} from '../../src/db/demo-data';
+} from '../../src/demo/demo-data';
 
 const END = '2026-11-21';
 

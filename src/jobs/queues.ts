@@ -26,10 +26,10 @@ import PgBoss from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { localDate } from '../domain/time';
-import { deriveUser, generateInsights } from './derive';
-import { weekDate } from './week';
+import { deriveUser, generateInsights } from '../analytics/derive';
+import { weekDate } from '../analytics/week';
 import { sweepExpired } from '../domain/housekeeping';
-import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from '../webhooks/jobs';
+import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from './webhook-delivery';
 import { ADVISORY_LOCKS, withSessionLock } from '../db/advisory-locks';
 
 export const QUEUES = {
@@ -76,7 +76,7 @@ export interface JobsOptions {
   sweepPageSize?: number;
   /** How often pg-boss's maintenance runs (expiring the jobs of dead workers), in seconds (pg-boss's default 120; tests shorten it). */
   maintenanceIntervalSeconds?: number;
-  /** Webhook delivery settings (src/webhooks/jobs.ts). */
+  /** Webhook delivery settings (src/jobs/webhook-delivery.ts). */
   webhooks?: WebhookSettings;
   /** Replaces the per-person work (tests). */
   run?: { derive?: (userId: number) => Promise<unknown>; insights?: (userId: number) => Promise<unknown> };
@@ -92,7 +92,7 @@ export interface Jobs {
   sweep(): Promise<{ derive: number; insights: number }>;
   /** The value-changes sweep's work, callable directly. */
   sweepChanges(): Promise<number>;
-  /** The webhook dispatcher and delivery queue (src/webhooks/jobs.ts). */
+  /** The webhook dispatcher and delivery queue (src/jobs/webhook-delivery.ts). */
   webhooks: Webhooks;
   /** Waiting jobs (created or retrying) per queue, for the metrics. */
   queueSizes(): Promise<Record<string, number>>;

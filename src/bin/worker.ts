@@ -7,7 +7,7 @@
 import { ConfigError, loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { openDatabase } from '../database';
-import { startJobs } from './jobs';
+import { startJobs } from '../jobs/queues';
 import { StartRefused } from '../db/folder-lock';
 
 async function main(): Promise<void> {

@@ -3,10 +3,10 @@
  * year of the demo generator's data, so the service has something to show straight away.
  */
 import type { Knex } from 'knex';
-import { loadDemoData } from '../db/demo-data';
-import { newSecret } from './credentials';
-import { createUser, findUserByUsername } from './users';
-import { localDate } from './time';
+import { loadDemoData } from './demo-data';
+import { newSecret } from '../domain/credentials';
+import { createUser, findUserByUsername } from '../domain/users';
+import { localDate } from '../domain/time';
 
 export const DEMO_USERNAME = 'demo';
 

@@ -5,16 +5,16 @@
  * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
  */
 import net from 'node:net';
-import { assertServable, ConfigError, loadConfig } from './config';
-import { createLogger } from './logger';
-import { openDatabase } from './database';
-import { resolveSecretKey } from './secret-key';
-import { createApp } from './app';
-import { createHttpServer } from './http/server';
-import { ensureDemoAccount, type DemoAccount } from './domain/demo-account';
-import { startJobs, type Jobs } from './analytics/jobs';
-import { StartRefused } from './db/folder-lock';
-import { buildDocsInBackground } from './http/docs-build';
+import { assertServable, ConfigError, loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { openDatabase } from '../database';
+import { resolveSecretKey } from '../secret-key';
+import { createApp } from '../app';
+import { createHttpServer } from '../http/server';
+import { ensureDemoAccount, type DemoAccount } from '../demo/demo-account';
+import { startJobs, type Jobs } from '../jobs/queues';
+import { StartRefused } from '../db/folder-lock';
+import { buildDocsInBackground } from '../http/docs-build';
 
 /** The one line an operator reads when the port is taken (instead of an EADDRINUSE stack). */
 function portInUse(host: string, port: number): StartRefused {

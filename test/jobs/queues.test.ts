@@ -6,10 +6,10 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeUser } from '../support/fixtures';
 import { addAttribute, addValues } from '../support/seed';
-import { startJobs, QUEUES, type Jobs } from '../../src/analytics/jobs';
+import { startJobs, QUEUES, type Jobs } from '../../src/jobs/queues';
 import { deriveUser } from '../../src/analytics/derive';
 import { drainChanges, pendingChanges } from '../../src/analytics/store';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import type { User } from '../../src/domain/users';
 
 let app: TestApp;

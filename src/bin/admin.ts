@@ -24,7 +24,7 @@ import { createClient, findClientByClientId } from '../domain/clients';
 import { issueTokens } from '../domain/tokens';
 import { ALL_SCOPE_NAMES } from '../domain/scopes';
 import { localDate } from '../domain/time';
-import { loadDemoData } from '../db/demo-data';
+import { loadDemoData } from '../demo/demo-data';
 import { asHttpError } from '../http/errors';
 import { sweepExpired } from '../domain/housekeeping';
 import { StartRefused } from '../db/folder-lock';
