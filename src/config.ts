@@ -47,7 +47,7 @@ export interface Config {
   httpMaxConnections: number;
   /** SIGN_UPS_PER_HOUR: sign-up attempts one client address may make per hour (each costs a password hash). */
   signUpsPerHour: number;
-  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/quota.ts). */
+  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/apps-and-grants/quota.ts). */
   rateLimitPerHour: number;
   /** SECRET_KEY: server secret for derived credentials (simple tokens); generated under DATA_DIR in embedded mode. */
   secretKey: string | undefined;

@@ -7,7 +7,7 @@
  */
 import { loadConfig } from '../config';
 import { openDatabase } from '../database';
-import { findUserByUsername } from '../domain/users';
+import { findUserByUsername } from '../domain/identity/users';
 import { deriveMany } from '../analytics/run-many';
 
 const USAGE = 'Usage: npm run -s derive -- --user NAME [--user NAME2 ...] | --all';

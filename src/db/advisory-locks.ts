@@ -14,7 +14,7 @@ export const ADVISORY_LOCKS = {
   queueSetup: 7_302_118_002,
   /** Namespace of the per-person transaction locks of derived data (analytics/derive.ts). */
   derivedData: 730_211_802,
-  /** Namespace of the per-day transaction locks of value writes (domain/writes/day-locks.ts). */
+  /** Namespace of the per-day transaction locks of value writes (domain/tracking/writes/day-locks.ts). */
   dayLocks: 730_211_803,
 } as const;
 

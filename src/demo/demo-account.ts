@@ -4,8 +4,8 @@
  */
 import type { Knex } from 'knex';
 import { loadDemoData } from './demo-data';
-import { newSecret } from '../domain/credentials';
-import { createUser, findUserByUsername } from '../domain/users';
+import { newSecret } from '../domain/identity/credentials';
+import { createUser, findUserByUsername } from '../domain/identity/users';
 import { localDate } from '../domain/time';
 
 export const DEMO_USERNAME = 'demo';

@@ -10,7 +10,7 @@ import { startJobs, QUEUES, type Jobs } from '../../src/jobs/queues';
 import { deriveUser } from '../../src/analytics/derive';
 import { drainChanges, pendingChanges } from '../../src/analytics/store';
 import { loadDemoData } from '../../src/demo/demo-data';
-import type { User } from '../../src/domain/users';
+import type { User } from '../../src/domain/identity/users';
 
 let app: TestApp;
 const started: Jobs[] = [];

@@ -16,7 +16,7 @@ import pino from 'pino';
 import { PROJECT_ROOT } from '../../src/paths';
 import { startService, type RunningService } from '../support/process';
 import { addDays, localDate } from '../../src/domain/time';
-import { customText } from '../../src/domain/writes/custom-tags';
+import { customText } from '../../src/domain/tracking/writes/custom-tags';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { startJobs } from '../../src/jobs/queues';
 import { SERVICE_SECRET_KEY, call, freshDatabase, makePerson, until, type FreshDatabase, type Person } from './support/service';

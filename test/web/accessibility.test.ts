@@ -13,7 +13,7 @@ import { REDIRECT_URI, registerApp } from '../support/web';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
-import type { OAuthClient } from '../../src/domain/clients';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 jest.setTimeout(120_000);
 

@@ -11,10 +11,10 @@ import { PAGE } from '../support/web';
 import { escapeHtml } from '../../src/web/html';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
-import { setValuesByHand, trackByHand } from '../../src/domain/manual-tracking';
-import { READ_SCOPES } from '../../src/domain/scopes';
+import { setValuesByHand, trackByHand } from '../../src/domain/tracking/manual-tracking';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { addDays, localDate } from '../../src/domain/time';
-import type { User } from '../../src/domain/users';
+import type { User } from '../../src/domain/identity/users';
 
 jest.setTimeout(60_000);
 

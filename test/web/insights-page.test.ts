@@ -8,7 +8,7 @@ import { makeClient, makeSession, makeToken, makeUser } from '../support/fixture
 import { PAGE } from '../support/web';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
-import { READ_SCOPES } from '../../src/domain/scopes';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { localDate } from '../../src/domain/time';
 import { escapeHtml } from '../../src/web/html';
 

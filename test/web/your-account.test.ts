@@ -10,8 +10,8 @@ import { PAGE, csrfOf, logIn, setCookie, setCookieLine } from '../support/web';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
-import { simpleTokenOf, type User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import { simpleTokenOf, type User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 jest.setTimeout(60_000);
 

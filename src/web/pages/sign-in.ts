@@ -2,9 +2,9 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { attemptSignIn } from '../../domain/login-throttle';
-import { admitSignUp } from '../../domain/sign-up-throttle';
-import { createUser } from '../../domain/users';
+import { attemptSignIn } from '../../domain/identity/login-throttle';
+import { admitSignUp } from '../../domain/identity/sign-up-throttle';
+import { createUser } from '../../domain/identity/users';
 import { clientAddress } from '../../http/client-address';
 import { HttpError } from '../../http/errors';
 import { isInvalidInput } from '../../domain/errors';

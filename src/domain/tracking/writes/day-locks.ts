@@ -10,7 +10,7 @@
  * happen to share a key merely wait for each other. Every instance must compute the same keys:
  * changing dayLockKey needs all instances stopped, not a rolling deploy.
  */
-import { ADVISORY_LOCKS } from '../../db/advisory-locks';
+import { ADVISORY_LOCKS } from '../../../db/advisory-locks';
 
 /** Names the day locks among the database's two-key advisory locks (src/db/advisory-locks.ts). */
 export const DAY_LOCK_NAMESPACE = ADVISORY_LOCKS.dayLocks;

@@ -2,9 +2,9 @@
  * The catalogue of templates as the API lists it. Templates are never filtered by scope (docs/decisions.md,
  * "Visibility"): any valid credentials see the whole catalogue.
  */
-import type { components } from '../../generated/types/v2';
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../db/catalogue';
+import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue';
 import { groupObject, type Page, type PageWindow } from './attributes';
 import { MAX_OFFSET } from './values';
 

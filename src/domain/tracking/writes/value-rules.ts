@@ -4,7 +4,7 @@
  * only broadly). A value is never null: a day, once set, can be overwritten but not cleared.
  */
 import { ItemError, hasNul } from './batch';
-import { isSupportedDate } from '../time';
+import { isSupportedDate } from '../../time';
 
 /** The attribute facts the rules depend on. */
 export interface ValueTarget {

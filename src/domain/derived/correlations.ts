@@ -7,11 +7,11 @@
  * token (the spec's combo rule, applied to the list too).
  */
 import type { Knex } from 'knex';
-import type { components } from '../../generated/types/v2';
+import type { components } from '../../../generated/types/v2';
 import { STRONG_R } from './correlation-strength';
-import { PREPARED } from '../db/knex';
-import { MAX_OFFSET } from './values';
-import { whereVisible, type Visibility } from './visibility';
+import { PREPARED } from '../../db/knex';
+import { MAX_OFFSET } from '../tracking/values';
+import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
 /** The spec's Correlation (version 2), as the document defines it. */
 export type CorrelationObject = components['schemas']['Correlation'];

@@ -4,13 +4,13 @@
  * boolean as 0/1) or `value_text` (strings); the API answers integers for types 0, 3, 4, 6, 7 and 8,
  * numbers for 1 and 5, strings for 2, and null for a day without data (docs/decisions.md, "Values and writes").
  */
-import type { components } from '../../generated/types/v2';
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { isIntegerValueType, isTextValueType } from '../db/catalogue';
-import { hotQuery } from '../db/knex';
-import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from './time';
-import type { Visibility } from './visibility';
-import { visibleBindings, VISIBLE_SQL, whereVisible } from './visibility';
+import { isIntegerValueType, isTextValueType } from '../../db/catalogue';
+import { hotQuery } from '../../db/knex';
+import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from '../time';
+import type { Visibility } from '../apps-and-grants/visibility';
+import { visibleBindings, VISIBLE_SQL, whereVisible } from '../apps-and-grants/visibility';
 
 /** A value as the API shows it. */
 export type JsonValue = components['schemas']['ValueValue'];

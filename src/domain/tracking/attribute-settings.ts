@@ -8,8 +8,8 @@
  * are) that has acquired that attribute for them before (an attribute_services row).
  */
 import type { Knex } from 'knex';
-import { invalidInput, notFoundError } from './errors';
-import { liveTokenCondition } from './tokens';
+import { invalidInput, notFoundError } from '../errors';
+import { liveTokenCondition } from '../apps-and-grants/tokens';
 
 export interface ServiceRef {
   clientPk: number;

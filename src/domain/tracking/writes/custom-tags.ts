@@ -6,14 +6,14 @@
  * until it fits 250 characters.
  */
 import type { Knex } from 'knex';
-import { PREPARED, sqlArray } from '../../db/knex';
+import { PREPARED, sqlArray } from '../../../db/knex';
 import { CUSTOM_GROUP, isCustomTag, TAG_PRIORITY, TAG_VALUE_TYPE } from '../custom-tag';
 import type { WritableAttribute, WriteContext } from './context';
 
 export const CUSTOM_STRING_TEMPLATE = 'custom';
 export const CUSTOM_STRING_MAX_LENGTH = 250;
 
-/** A written attribute is a tag by the one definition (src/domain/custom-tag.ts). */
+/** A written attribute is a tag by the one definition (src/domain/tracking/custom-tag.ts). */
 export function isTag(attribute: Pick<WritableAttribute, 'group_name' | 'value_type' | 'priority'>): boolean {
   return isCustomTag({ group: attribute.group_name, valueType: attribute.value_type, priority: attribute.priority });
 }

@@ -5,9 +5,9 @@
  * person can list their sessions and end the ones they do not recognise.
  */
 import type { Knex } from 'knex';
-import { hotQuery } from '../db/knex';
+import { hotQuery } from '../../db/knex';
 import { hashCredential, newSecret } from './credentials';
-import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
+import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
 import { PROFILE_COLUMNS, profileOf, type AccountProfile } from './users';
 
 export const SESSION_COOKIE = 'daybook_session';

@@ -16,9 +16,9 @@
  * exactly as if sent one after another, and an increment whose total would leave the attribute's
  * range fails alone.
  */
-import type { components } from '../../../generated/types/v2';
+import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { PREPARED, sqlArray } from '../../db/knex';
+import { PREPARED, sqlArray } from '../../../db/knex';
 import { type BatchResult, type Checked, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { foundAttribute, readAttributes, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
 import { dayKey, forgetAttributes, rememberAttributes, rememberedAttributes, suitsVerifiedWrite, valueRowBindings, verifiedWrite } from './verified-write';

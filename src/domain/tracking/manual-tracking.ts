@@ -7,9 +7,9 @@
  * day's custom text.
  */
 import type { Knex } from 'knex';
-import { MANUAL_SERVICE } from '../db/catalogue';
-import { accessFor, WRITE_SCOPES } from './scopes';
-import { localDate } from './time';
+import { MANUAL_SERVICE } from '../../db/catalogue';
+import { accessFor, WRITE_SCOPES } from '../apps-and-grants/scopes';
+import { localDate } from '../time';
 import type { BatchResult, FailedItem } from './writes/batch';
 import type { WriteContext } from './writes/context';
 import { acquireAttributes } from './writes/ownership';

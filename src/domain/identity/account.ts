@@ -7,11 +7,11 @@
  * password hash, the simple token, a client secret or a token.
  */
 import type { Knex } from 'knex';
-import { VALUE_TYPE_DESCRIPTIONS } from '../db/catalogue';
-import { listClientsOwnedBy } from './clients';
-import { listConnectedApps } from './connected-apps';
+import { VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue';
+import { listClientsOwnedBy } from '../apps-and-grants/clients';
+import { listConnectedApps } from '../apps-and-grants/connected-apps';
 import { findUserById } from './users';
-import { typedValue, type JsonValue } from './values';
+import { typedValue, type JsonValue } from '../tracking/values';
 
 /** Values per query. */
 const PAGE = 5000;

@@ -1,7 +1,7 @@
 /** OAuth2 clients. Each client is also a *service*: its client_id is the service name, its name the label. */
 import type { Knex } from 'knex';
-import { invalidInput, notFoundError } from './errors';
-import { hashCredential, newSecret } from './credentials';
+import { invalidInput, notFoundError } from '../errors';
+import { hashCredential, newSecret } from '../identity/credentials';
 import { ALL_SCOPE_NAMES, V2_SCOPE_NAMES, scopesBeyond } from './scopes';
 import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
 

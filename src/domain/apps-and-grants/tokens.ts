@@ -5,12 +5,12 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { components } from '../../generated/types/oauth';
-import { hotQuery } from '../db/knex';
-import { hashCredential, newSecret } from './credentials';
+import type { components } from '../../../generated/types/oauth';
+import { hotQuery } from '../../db/knex';
+import { hashCredential, newSecret } from '../identity/credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
-import { PROFILE_COLUMNS, profileOf, type AccountProfile } from './users';
+import { PROFILE_COLUMNS, profileOf, type AccountProfile } from '../identity/users';
 import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
 
 /** Access and refresh tokens last a year (the spec: "about one year"). */

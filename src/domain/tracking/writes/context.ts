@@ -4,8 +4,8 @@
  * or manual attributes with `manual_write`. Checks use the attribute's current group.
  */
 import type { Knex } from 'knex';
-import { hotQuery, PREPARED, sqlArray } from '../../db/knex';
-import type { Access } from '../scopes';
+import { hotQuery, PREPARED, sqlArray } from '../../../db/knex';
+import type { Access } from '../../apps-and-grants/scopes';
 import { ItemError } from './batch';
 
 export interface WriteContext {

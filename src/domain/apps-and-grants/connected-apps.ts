@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { discardPendingCodes } from './grants';
 import { liveTokenCondition, revokeClientTokensOfUser } from './tokens';
 import { ALL_SCOPE_NAMES } from './scopes';
-import { recordGrantRevoked } from './webhooks/record';
+import { recordGrantRevoked } from '../webhooks/record';
 
 export interface ConnectedApp {
   clientPk: number;

@@ -1,4 +1,4 @@
-import type { AccountProfile } from './users';
+import type { AccountProfile } from '../identity/users';
 
 /** Who is calling: resolved once per request by the auth middleware, read by handlers from the context. */
 export type PrincipalKind = 'oauth' | 'simple' | 'session';
@@ -14,7 +14,7 @@ export interface Principal {
   clientId?: string;
   /** For OAuth tokens: the token row, for revocation and last-use bookkeeping. */
   tokenId?: number;
-  /** The key the rate limit counts under: the person's connection (domain/quota.ts). */
+  /** The key the rate limit counts under: the person's connection (domain/apps-and-grants/quota.ts). */
   rateLimitKey: string;
   /**
    * The person's profile time zone, read with the credentials (the same join), so that "today"

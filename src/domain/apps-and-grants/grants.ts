@@ -9,7 +9,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { hashCredential, newSecret } from './credentials';
+import { hashCredential, newSecret } from '../identity/credentials';
 import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
 
 /** Codes are exchanged within 10 minutes of being issued. */

@@ -11,9 +11,9 @@
  * then one statement per kind of change.
  */
 import type { Knex } from 'knex';
-import { TEMPLATES_BY_NAME, type TemplateDef } from '../../db/catalogue';
-import { PREPARED, sqlArray } from '../../db/knex';
-import { liveTokenCondition } from '../tokens';
+import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue';
+import { PREPARED, sqlArray } from '../../../db/knex';
+import { liveTokenCondition } from '../../apps-and-grants/tokens';
 import {
   type BatchResult,
   checkEach,

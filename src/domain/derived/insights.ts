@@ -2,11 +2,11 @@
  * Insights as the API lists them (analytics/insights computes and stores them): filters,
  * visibility by the insight's attribute, newest first, and the spec's Insight object.
  */
-import type { components } from '../../generated/types/v2';
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../db/catalogue';
-import { MAX_OFFSET } from './values';
-import { whereVisible, type Visibility } from './visibility';
+import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
+import { MAX_OFFSET } from '../tracking/values';
+import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
 /** The spec's Insight (version 2). */
 export type InsightObject = components['schemas']['Insight'];

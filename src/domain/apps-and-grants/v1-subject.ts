@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { Principal } from './principal';
-import { findUserById, findUserByUsername, type User } from './users';
+import { findUserById, findUserByUsername, type User } from '../identity/users';
 
 export const SELF = '$self';
 

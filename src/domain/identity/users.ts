@@ -1,10 +1,10 @@
 /** People: accounts, their profile fields and their simple token. */
 import type { Knex } from 'knex';
-import { hotQuery, PREPARED } from '../db/knex';
-import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
-import { invalidInput } from './errors';
+import { hotQuery, PREPARED } from '../../db/knex';
+import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
+import { invalidInput } from '../errors';
 import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
-import { isValidTimeZone } from './time';
+import { isValidTimeZone } from '../time';
 
 export interface User {
   id: number;

@@ -3,10 +3,10 @@
  * filters, the visibility rule, the order, and the spec's Average object. One query: the page's
  * rows carry a window count of all matching rows.
  */
-import type { components } from '../../generated/types/v2';
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { MAX_OFFSET } from './values';
-import { whereVisible, type Visibility } from './visibility';
+import { MAX_OFFSET } from '../tracking/values';
+import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
 /** The spec's Average: every field a float (a weekday without data holds the overall median). */
 export type AverageObject = components['schemas']['Average'];

@@ -6,14 +6,14 @@
  * data (available services, the window of values) comes from correlated subqueries evaluated only
  * for the page's rows. So the cost does not grow with the page size in round trips.
  */
-import type { components } from '../../generated/types/v2';
+import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../db/catalogue';
-import { PREPARED } from '../db/knex';
-import { daysEndingAt } from './time';
-import { liveTokenCondition } from './tokens';
+import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
+import { PREPARED } from '../../db/knex';
+import { daysEndingAt } from '../time';
+import { liveTokenCondition } from '../apps-and-grants/tokens';
 import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './values';
-import { whereVisible, type Visibility } from './visibility';
+import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
 /** A group embedded in an attribute or template. */
 export type GroupObject = components['schemas']['Group'];

@@ -9,7 +9,7 @@
  * nothing and says so, and the batch runs again on the locked path.
  */
 import type { Knex } from 'knex';
-import { hotQuery, sqlArray } from '../../db/knex';
+import { hotQuery, sqlArray } from '../../../db/knex';
 import { storedValue } from '../values';
 import type { WritableAttribute, WriteContext } from './context';
 import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';

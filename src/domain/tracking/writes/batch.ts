@@ -10,7 +10,7 @@
  * applied one after another), and a few multi-row statements write what succeeded. A failed item
  * is never written, so it changes nothing and never undoes another.
  */
-import type { components } from '../../../generated/types/v2';
+import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
 
 /** Why one item failed (the OpenAPI document's BatchErrorCode). */

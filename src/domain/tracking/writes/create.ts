@@ -5,9 +5,9 @@
  * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
  * underscores for spaces.
  */
-import type { components } from '../../../generated/types/v2';
+import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../db/catalogue';
+import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../../db/catalogue';
 import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
 import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
