@@ -2,7 +2,8 @@
  * The layers of docs/architecture.md, checked by `npm run lint:deps` (part of `npm test`).
  * A request flows one way: pages and handlers (api/, web/, oauth/) -> domain/ -> data (db/, knex);
  * http/ is the glue around the handlers; analytics/ computes derived data from the domain's
- * tables, and its statistics are pure functions over arrays.
+ * tables, and its statistics are pure functions over arrays; jobs/ is the job queue and its
+ * schedules; demo/ generates the demo account's data; bin/ holds the processes' entry points.
  */
 const HANDLERS = '^src/(api|web|oauth)/';
 const PURE_STATISTICS = '^src/analytics/(stats/|insights/|averages[.]ts|correlations[.]ts|phrasing[.]ts|week[.]ts|series[.]ts)';
@@ -19,17 +20,17 @@ module.exports = {
     },
     {
       name: 'domain-is-below-the-edges',
-      comment: 'The rules (domain/) know nothing of HTTP, pages, OAuth endpoints, derived data or the job runner.',
+      comment: 'The rules (domain/) know nothing of HTTP, pages, OAuth endpoints, derived data, the job runner, the demo generator or the processes.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(http|api|web|oauth|analytics|client|tools)/|^src/(app|server|deps)[.]ts$' },
+      to: { path: '^src/(http|api|web|oauth|analytics|jobs|demo|bin|client|tools)/|^src/(app|deps)[.]ts$' },
     },
     {
       name: 'statistics-are-pure',
       comment: 'The statistics read arrays: no database, HTTP, jobs or process state.',
       severity: 'error',
       from: { path: PURE_STATISTICS },
-      to: { path: '^src/(db/knex|db/migrat|http/|api/|web/|oauth/|analytics/(jobs|worker|store|derive|load|run-many))|^src/(deps|database|config)[.]ts$|(^|/)node_modules/(knex|pg|pg-boss|koa)/' },
+      to: { path: '^src/(db/knex|db/migrat|http/|api/|web/|oauth/|jobs/|bin/|demo/|analytics/(store|derive|load|run-many))|^src/(deps|database|config)[.]ts$|(^|/)node_modules/(knex|pg|pg-boss|koa)/' },
     },
     {
       name: 'handlers-write-no-sql',
@@ -50,14 +51,21 @@ module.exports = {
       comment: 'The HTTP glue is handed what it reports; it does not reach into the job runner.',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: '^src/(analytics|api|web|oauth)/' },
+      to: { path: '^src/(analytics|jobs|bin|api|web|oauth)/' },
     },
     {
       name: 'data-is-the-bottom',
-      comment: 'The data layer (knex, migrations, catalogue, demo data) knows nothing of the rules or the edges above it.',
+      comment: 'The data layer (knex, migrations, catalogue) knows nothing of the rules or the edges above it.',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^src/(domain|http|api|web|oauth|analytics|client|tools)/|^src/(app|server|deps)[.]ts$' },
+      to: { path: '^src/(domain|http|api|web|oauth|analytics|jobs|demo|bin|client|tools)/|^src/(app|deps)[.]ts$' },
+    },
+    {
+      name: 'entry-points-are-not-imported',
+      comment: 'src/bin/ holds the processes (server, worker, admin, derive): started by node, imported by nothing in src/.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/bin/' },
     },
     {
       name: 'no-orphans',

@@ -47,7 +47,7 @@ export interface Config {
   httpMaxConnections: number;
   /** SIGN_UPS_PER_HOUR: sign-up attempts one client address may make per hour (each costs a password hash). */
   signUpsPerHour: number;
-  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/quota.ts). */
+  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/apps-and-grants/quota.ts). */
   rateLimitPerHour: number;
   /** SECRET_KEY: server secret for derived credentials (simple tokens); generated under DATA_DIR in embedded mode. */
   secretKey: string | undefined;
@@ -65,7 +65,7 @@ export interface Config {
   workerConcurrency: number;
   /** METRICS_TOKEN: bearer token a Prometheus scraper sends to GET /metrics (at least 16 characters); unset = no metrics endpoint. */
   metricsToken: string | undefined;
-  /** Webhook delivery (WEBHOOK_* settings, documented in src/webhooks/jobs.ts); loopback endpoints only outside production. */
+  /** Webhook delivery (WEBHOOK_* settings, documented in src/jobs/webhook-delivery.ts); loopback endpoints only outside production. */
   webhooks: WebhookSettings;
 }
 

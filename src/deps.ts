@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config';
-import type { Jobs } from './analytics/jobs';
+import type { Jobs } from './jobs/queues';
 
 export interface Deps {
   config: Config;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { SECRET_KEY_MIN_LENGTH, type Config } from './config';
-import { newSecret } from './domain/credentials';
+import { newSecret } from './domain/identity/credentials';
 
 export function resolveSecretKey(config: Config, logger: Logger): string {
   if (config.secretKey) return config.secretKey;

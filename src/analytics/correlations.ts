@@ -21,7 +21,7 @@ import { correlationPValue } from './stats/p-value';
 import { phrasingFor } from './phrasing';
 import { indexOf, type SeriesAttribute, type UserData } from './series';
 import { CORRELATION_WINDOW_DAYS } from './week';
-import { STRONG_R } from '../domain/correlation-strength';
+import { STRONG_R } from '../domain/derived/correlation-strength';
 
 /** Fewest days of paired data a correlation is computed from. */
 export const MIN_PAIRED_DAYS = 30;

@@ -9,7 +9,7 @@
  */
 import { isTextValueType } from '../db/catalogue';
 import { addDays, daysBetween, weekdayOf } from '../domain/time';
-import { isCustomTag } from '../domain/custom-tag';
+import { isCustomTag } from '../domain/tracking/custom-tag';
 
 /** One numeric attribute with what phrasing, insights and the API objects need. */
 export interface SeriesAttribute {
@@ -45,7 +45,7 @@ export interface UserData {
   attributes: SeriesAttribute[];
 }
 
-/** True for a custom tag attribute, by the one definition the writes use too (src/domain/custom-tag.ts). */
+/** True for a custom tag attribute, by the one definition the writes use too (src/domain/tracking/custom-tag.ts). */
 export const isTagAttribute = isCustomTag;
 
 /** An attribute's details and its values as [day index from `from`, value] pairs. */

@@ -123,7 +123,7 @@ export async function pendingChanges(trx: Knex.Transaction, userId: number): Pro
 /**
  * Deletes the changes the run saw, unless they were recorded again since (a newer changed_at):
  * those stay for the next run. The rows are locked in date order first, the order in which batch
- * writes record their days (domain/writes/values.ts), so the two never wait on each other in a cycle.
+ * writes record their days (domain/tracking/writes/values.ts), so the two never wait on each other in a cycle.
  */
 export async function drainChanges(trx: Knex.Transaction, userId: number, seen: SeenChange[]): Promise<void> {
   if (seen.length === 0) return;

@@ -10,11 +10,11 @@ import type { Knex } from 'knex';
 export const ADVISORY_LOCKS = {
   /** Session lock: "apply the schema migrations" (db/migrate.ts). */
   migration: 7_302_118_001,
-  /** Session lock: "create the job queues" (analytics/jobs.ts). */
+  /** Session lock: "create the job queues" (jobs/queues.ts). */
   queueSetup: 7_302_118_002,
   /** Namespace of the per-person transaction locks of derived data (analytics/derive.ts). */
   derivedData: 730_211_802,
-  /** Namespace of the per-day transaction locks of value writes (domain/writes/day-locks.ts). */
+  /** Namespace of the per-day transaction locks of value writes (domain/tracking/writes/day-locks.ts). */
   dayLocks: 730_211_803,
 } as const;
 

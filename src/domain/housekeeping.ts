@@ -1,6 +1,6 @@
 /**
  * Housekeeping: deletes the rows that can no longer be used and no longer matter, so the credential
- * and counter tables stay the size of what is live. Run hourly by the job queue (analytics/jobs.ts,
+ * and counter tables stay the size of what is live. Run hourly by the job queue (jobs/queues.ts,
  * one run across all instances) and by `npm run -s admin -- housekeeping`.
  *
  * What goes, and why it is safe:

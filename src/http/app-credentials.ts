@@ -4,8 +4,8 @@
  * v2 document. Only confidential clients have a secret; built-in services have no credentials.
  */
 import type { Knex } from 'knex';
-import { findClientByClientId, type OAuthClient } from '../domain/clients';
-import { credentialMatches } from '../domain/credentials';
+import { findClientByClientId, type OAuthClient } from '../domain/apps-and-grants/clients';
+import { credentialMatches } from '../domain/identity/credentials';
 import { basicCredentials } from './basic-credentials';
 import { unauthorized, type HttpError } from './errors';
 

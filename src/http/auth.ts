@@ -7,14 +7,14 @@
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import { unauthorized, type HttpError } from './errors';
-import type { Principal } from '../domain/principal';
-import { authenticateAccessTokenAndCount } from '../domain/tokens';
-import { quotaKey, type QuotaCount, type QuotaWindow } from '../domain/quota';
-import { findUserBySimpleToken, findUserBySimpleTokenAndCount, profileOf } from '../domain/users';
-import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/sessions';
-import { READ_SCOPES } from '../domain/scopes';
-import { hashCredential } from '../domain/credentials';
-import type { OAuthClient } from '../domain/clients';
+import type { Principal } from '../domain/apps-and-grants/principal';
+import { authenticateAccessTokenAndCount } from '../domain/apps-and-grants/tokens';
+import { quotaKey, type QuotaCount, type QuotaWindow } from '../domain/apps-and-grants/quota';
+import { findUserBySimpleToken, findUserBySimpleTokenAndCount, profileOf } from '../domain/identity/users';
+import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/identity/sessions';
+import { READ_SCOPES } from '../domain/apps-and-grants/scopes';
+import { hashCredential } from '../domain/identity/credentials';
+import type { OAuthClient } from '../domain/apps-and-grants/clients';
 import { authenticateApp } from './app-credentials';
 
 const REALM = 'realm="daybook"';

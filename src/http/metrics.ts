@@ -20,7 +20,7 @@ import type Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { batchDeadlockRetries } from '../domain/writes/batch';
+import { batchDeadlockRetries } from '../domain/tracking/writes/batch';
 import { unauthorized } from './errors';
 import { UNMATCHED_ROUTE } from './openapi';
 

@@ -14,7 +14,7 @@ import { badRequest, forbidden, HttpError, methodNotAllowed, type FieldProblem }
 import { credentialsMissing } from './auth';
 import { appCredentialsNeeded } from './app-credentials';
 import { parseBody } from './body';
-import type { Principal } from '../domain/principal';
+import type { Principal } from '../domain/apps-and-grants/principal';
 
 export type ApiName = 'v2' | 'v1' | 'oauth';
 

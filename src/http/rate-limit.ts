@@ -1,6 +1,6 @@
 /**
  * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per person's
- * connection (domain/quota.ts: person and app for OAuth tokens, person for a simple token or a
+ * connection (domain/apps-and-grants/quota.ts: person and app for OAuth tokens, person for a simple token or a
  * session), counted atomically in Postgres so every instance shares one count. A request with
  * credentials was already counted by the statement that looked them up (http/auth.ts); the others
  * are counted here (rate-limiter-flexible, on the same table). Requests without a principal count
@@ -12,8 +12,8 @@ import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { clientAddress } from './client-address';
 import { tooManyRequests } from './errors';
-import type { Principal } from '../domain/principal';
-import type { QuotaCount } from '../domain/quota';
+import type { Principal } from '../domain/apps-and-grants/principal';
+import type { QuotaCount } from '../domain/apps-and-grants/quota';
 
 /** A count taken with the token's lookup, in the shape rate-limiter-flexible answers. */
 function resultOf(count: QuotaCount, limit: number): RateLimiterRes {

@@ -7,10 +7,10 @@
  * RFC 9700 section 2.1.1). A code is only as good as the app's registration at the exchange: if
  * its owner has since removed the code's redirect URI, or a scope the code grants, it is refused.
  */
-import type { OAuthClient } from '../domain/clients';
-import type { CodeProblem, StoredCode } from '../domain/grants';
-import { redeemAuthorisationCode } from '../domain/grants';
-import { scopesBeyond } from '../domain/scopes';
+import type { OAuthClient } from '../domain/apps-and-grants/clients';
+import type { CodeProblem, StoredCode } from '../domain/apps-and-grants/grants';
+import { redeemAuthorisationCode } from '../domain/apps-and-grants/grants';
+import { scopesBeyond } from '../domain/apps-and-grants/scopes';
 import type { GrantHandler, GrantParameters } from './grant';
 import { invalidGrant, invalidRequest } from './oauth-error';
 import { isWellFormedVerifier, verifierMatches } from './pkce';

@@ -8,8 +8,8 @@
  *    to the redirect_uri with error, error_description and state.
  */
 import type { Deps } from '../deps';
-import { findClientByClientId, type OAuthClient } from '../domain/clients';
-import { parseScopes, scopesBeyond } from '../domain/scopes';
+import { findClientByClientId, type OAuthClient } from '../domain/apps-and-grants/clients';
+import { parseScopes, scopesBeyond } from '../domain/apps-and-grants/scopes';
 import { authorizeErrorUrl, type AuthorizeErrorCode } from './oauth-error';
 import { listWords, readParams, type RawParams } from './params';
 import { challengeProblem } from './pkce';

@@ -11,7 +11,7 @@
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
-import { issueAuthorisationCode } from '../domain/grants';
+import { issueAuthorisationCode } from '../domain/apps-and-grants/grants';
 import { HttpError } from '../http/errors';
 import type { OperationHandler } from '../http/openapi';
 import { authorizationPageUrl, checkAuthorizationRequest, type AuthorizationRequest } from './authorization-request';

@@ -6,8 +6,8 @@
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
-import { credentialMatches } from '../domain/credentials';
-import { findClientByClientId, type OAuthClient } from '../domain/clients';
+import { credentialMatches } from '../domain/identity/credentials';
+import { findClientByClientId, type OAuthClient } from '../domain/apps-and-grants/clients';
 import { invalidClient, invalidRequest, unauthorizedClient } from './oauth-error';
 import { basicCredentials } from '../http/basic-credentials';
 

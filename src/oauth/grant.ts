@@ -1,7 +1,7 @@
 /** The shape every grant module exports (node-oidc-provider's layout): its name, its parameters, its handler. */
 import type { Deps } from '../deps';
-import type { OAuthClient } from '../domain/clients';
-import type { TokenResponse } from '../domain/tokens';
+import type { OAuthClient } from '../domain/apps-and-grants/clients';
+import type { TokenResponse } from '../domain/apps-and-grants/tokens';
 
 export interface GrantParameters {
   /** Missing ones are `invalid_request`. */

@@ -4,7 +4,7 @@
  * and the consent and error pages. The OAuth code never imports the web layer.
  */
 import type Koa from 'koa';
-import type { Session } from '../domain/sessions';
+import type { Session } from '../domain/identity/sessions';
 import type { AuthorizationRequest } from './authorization-request';
 
 export interface Interactions {

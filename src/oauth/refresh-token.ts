@@ -5,8 +5,8 @@
  * when its own client replays it: another client gets invalid_grant and changes nothing.
  * The new pair's scopes must still be ones the client may ask for (its owner can narrow them).
  */
-import { rotateRefreshToken, type RefreshProblem } from '../domain/grants';
-import { parseScopes, scopesBeyond } from '../domain/scopes';
+import { rotateRefreshToken, type RefreshProblem } from '../domain/apps-and-grants/grants';
+import { parseScopes, scopesBeyond } from '../domain/apps-and-grants/scopes';
 import type { GrantHandler, GrantParameters } from './grant';
 import { invalidGrant, invalidScope } from './oauth-error';
 import { listWords } from './params';

@@ -5,7 +5,7 @@
  * the stars how sure Daybook is that this is not chance. A weak link found over many days can be
  * certain; a strong one over few days can be a guess.
  */
-import type { CorrelationObject } from '../domain/correlations';
+import type { CorrelationObject } from '../domain/derived/correlations';
 import { correlationBar } from './charts';
 import { html, type Html } from './html';
 import { pairHref } from './links';

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import type Koa from 'koa';
-import { newSecret } from '../domain/credentials';
+import { newSecret } from '../domain/identity/credentials';
 import { setCookie } from './cookies';
 
 const LIFETIME_SECONDS = 24 * 60 * 60;

@@ -7,10 +7,10 @@
  * becomes 0 (it did not happen).
  */
 import { VALUE_TYPES } from '../db/catalogue';
-import type { AttributeRowWithValues } from '../domain/attributes';
-import type { ValueByHand } from '../domain/manual-tracking';
-import type { JsonValue } from '../domain/values';
-import { MOOD_NOTE_MAX_LENGTH } from '../domain/writes/value-rules';
+import type { AttributeRowWithValues } from '../domain/tracking/attributes';
+import type { ValueByHand } from '../domain/tracking/manual-tracking';
+import type { JsonValue } from '../domain/tracking/values';
+import { MOOD_NOTE_MAX_LENGTH } from '../domain/tracking/writes/value-rules';
 import { isTagAttribute } from '../analytics/series';
 import { fields, field, type Form } from './forms';
 import { html, type Html } from './html';

@@ -1,11 +1,11 @@
 /**
- * The device cookie of a browser (src/domain/device-cookie.ts): set on every successful log-in or
+ * The device cookie of a browser (src/domain/identity/device-cookie.ts): set on every successful log-in or
  * sign-up, read on the next sign-in to the same account so that the account-wide throttle lets
  * this browser through.
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
-import { DEVICE_COOKIE, DEVICE_COOKIE_LIFETIME_SECONDS, issueDeviceToken, trustedDeviceKey } from '../domain/device-cookie';
+import { DEVICE_COOKIE, DEVICE_COOKIE_LIFETIME_SECONDS, issueDeviceToken, trustedDeviceKey } from '../domain/identity/device-cookie';
 import { setCookie } from './cookies';
 
 /** The trusted-device key of this request for signing in to `username`, when its device cookie is one. */

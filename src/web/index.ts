@@ -6,7 +6,7 @@
  */
 import Router from '@koa/router';
 import type { Deps } from '../deps';
-import { accountPages } from './pages/account';
+import { accountPages } from './pages/sign-in';
 import { attributePageRoutes } from './pages/attribute';
 import { homePages } from './pages/home';
 import { insightPages } from './pages/insights';

@@ -4,7 +4,7 @@
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
-import type { Session } from '../domain/sessions';
+import type { Session } from '../domain/identity/sessions';
 import { asHttpError, HttpError } from '../http/errors';
 import { isDatabaseUnavailable } from '../http/request-context';
 import { csrfTokenValid } from './csrf';

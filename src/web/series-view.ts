@@ -4,7 +4,7 @@
  * yes/no, and dots on a 24-hour clock axis for times of day. Text values (notes) are not charted.
  */
 import { VALUE_TYPES } from '../db/catalogue';
-import type { JsonValue, ValueObject } from '../domain/values';
+import type { JsonValue, ValueObject } from '../domain/tracking/values';
 import type { Html } from './html';
 import { dayChart, type ChartKind, type ChartOptions, type DayPoint } from './charts';
 import { formatValue } from './values';

@@ -4,7 +4,7 @@
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
-import { createSession, endSession, findSession, SESSION_COOKIE, SESSION_LIFETIME_MS, type Session } from '../domain/sessions';
+import { createSession, endSession, findSession, SESSION_COOKIE, SESSION_LIFETIME_MS, type Session } from '../domain/identity/sessions';
 import { clearCookie, setCookie } from './cookies';
 import { csrfToken } from './csrf';
 import type { NavInfo } from './layout';

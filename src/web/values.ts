@@ -2,10 +2,10 @@
  * Values as people read and type them in the pages, for each value type of the spec: a period as
  * hours and minutes, a time of day as HH:MM (types 4 and 6 differ only in where they count from),
  * a percentage in per cent, a boolean as yes or no. Only presentation: what a value may be is
- * decided by domain/writes/value-rules.ts when it is written.
+ * decided by domain/tracking/writes/value-rules.ts when it is written.
  */
 import { VALUE_TYPES } from '../db/catalogue';
-import type { JsonValue } from '../domain/values';
+import type { JsonValue } from '../domain/tracking/values';
 
 const MINUTES_PER_DAY = 24 * 60;
 const MIDDAY = 12 * 60;

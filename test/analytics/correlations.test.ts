@@ -13,7 +13,7 @@ import {
   strengthFor,
   type CorrelationRecord,
 } from '../../src/analytics/correlations';
-import { PLANTED_RELATIONSHIPS, type PlantedRelationship } from '../../src/db/demo-data';
+import { PLANTED_RELATIONSHIPS, type PlantedRelationship } from '../../src/demo/demo-data';
 import { TEMPLATES } from '../../src/db/catalogue';
 import { buildUserData } from '../../src/analytics/series';
 import { demoUserData, templateAttribute } from './demo-series';

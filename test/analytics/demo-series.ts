@@ -1,6 +1,6 @@
 /** In-memory UserData from the demo generator (no database), for the statistics tests and timings. */
 import { TEMPLATES_BY_NAME, GROUPS } from '../../src/db/catalogue';
-import { generateDemoData, type DemoDataOptions } from '../../src/db/demo-data';
+import { generateDemoData, type DemoDataOptions } from '../../src/demo/demo-data';
 import { addDays } from '../../src/domain/time';
 import { buildUserData, type AttributeInput, type UserData } from '../../src/analytics/series';
 import { daysBetween } from '../../src/domain/time';

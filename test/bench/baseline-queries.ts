@@ -14,11 +14,11 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { GROUP_NAMES, LOW_PRIORITY } from '../../src/db/catalogue';
-import { attributeObject, type AttributeRow } from '../../src/domain/attributes';
-import { correlationObject } from '../../src/domain/correlations';
-import { typedValue, type JsonValue } from '../../src/domain/values';
+import { attributeObject, type AttributeRow } from '../../src/domain/tracking/attributes';
+import { correlationObject } from '../../src/domain/derived/correlations';
+import { typedValue, type JsonValue } from '../../src/domain/tracking/values';
 import { daysEndingAt } from '../../src/domain/time';
-import { createdName } from '../../src/domain/writes/create';
+import { createdName } from '../../src/domain/tracking/writes/create';
 
 /** `($from, …, $to)`: the IN list of group names Knex writes for the visibility filter. */
 function groupList(first: number): string {

@@ -20,7 +20,7 @@ import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { createKnex } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
 import { seedCatalogue } from '../../src/db/catalogue';
-import { loadDemoData, selectDemoTemplates } from '../../src/db/demo-data';
+import { loadDemoData, selectDemoTemplates } from '../../src/demo/demo-data';
 import { TEMPLATES_BY_NAME, TEMPLATES, VALUE_TYPES } from '../../src/db/catalogue';
 import { deriveUser, type DeriveSummary } from '../../src/analytics/derive';
 import { deriveMany } from '../../src/analytics/run-many';

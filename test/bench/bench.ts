@@ -144,7 +144,7 @@ async function main(): Promise<void> {
       `Dataset: ${load.users.toLocaleString('en')} users x ${load.spec.attributes} attributes x ${load.spec.days} days = ${load.values.toLocaleString('en')} values` +
         (load.seconds ? `, loaded in ${load.seconds.total.toFixed(0)} s (COPY ${Math.round(load.copyRate!).toLocaleString('en')} values/s; keys and indexes ${load.seconds.indexes.toFixed(0)} s; vacuum ${load.seconds.vacuum.toFixed(0)} s)` : ' (reused)') +
         `, ${(load.databaseBytes / 2 ** 30).toFixed(1)} GiB.`,
-      `Servers: Daybook compiled (dist/src/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}${options.webhooks ? ', an enabled webhook endpoint (writes record webhook events)' : ''}; ` +
+      `Servers: Daybook compiled (dist/src/bin/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}${options.webhooks ? ', an enabled webhook endpoint (writes record webhook events)' : ''}; ` +
         `baseline node:http + pg, pool ${options.pool}. ${fixtures.tokens.length} tokens over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users. ` +
         `${options.rounds} rounds of ${options.duration} s per cell, alternating Daybook and baseline, after ${options.warmup} s of warm-up each; medians (min–max).`,
       '',

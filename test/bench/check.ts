@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { WRITE_ATTRIBUTES } from './fixtures';
 import { nextBody, type Scenario } from './scenarios';
-import { createdName } from '../../src/domain/writes/create';
+import { createdName } from '../../src/domain/tracking/writes/create';
 import { progressBar } from './progress';
 
 async function call(port: number, token: string, method: string, path: string, body?: string): Promise<{ status: number; json: unknown }> {

@@ -7,10 +7,10 @@
  */
 import crypto from 'node:crypto';
 import { createKnex } from '../../src/db/knex';
-import { createUser, findUserByUsername } from '../../src/domain/users';
-import { createClient, listClientsOwnedBy } from '../../src/domain/clients';
-import { issueTokens } from '../../src/domain/tokens';
-import { V2_SCOPE_NAMES } from '../../src/domain/scopes';
+import { createUser, findUserByUsername } from '../../src/domain/identity/users';
+import { createClient, listClientsOwnedBy } from '../../src/domain/apps-and-grants/clients';
+import { issueTokens } from '../../src/domain/apps-and-grants/tokens';
+import { V2_SCOPE_NAMES } from '../../src/domain/apps-and-grants/scopes';
 import { progressBar } from './progress';
 
 export interface BenchToken {

@@ -18,7 +18,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { createKnex } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
 import { DEMO_SERVICE, TEMPLATES_BY_NAME, isTextValueType, seedCatalogue } from '../../src/db/catalogue';
-import { generateDemoData, selectDemoTemplates } from '../../src/db/demo-generator';
+import { generateDemoData, selectDemoTemplates } from '../../src/demo/demo-generator';
 import { daysEndingAt } from '../../src/domain/time';
 import { datasetDatabaseName, freshDatabase, loadedSpec, recordSpec, sameSpec, withClient, type BenchServer, type DatasetSpec } from './database';
 import { progressBar, say, timed } from './progress';

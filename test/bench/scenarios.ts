@@ -6,7 +6,7 @@
  * service); create makes 35 new attributes, with labels no request has used before.
  */
 import crypto from 'node:crypto';
-import { selectDemoTemplates } from '../../src/db/demo-generator';
+import { selectDemoTemplates } from '../../src/demo/demo-generator';
 import { addDays } from '../../src/domain/time';
 import { WRITE_ATTRIBUTES } from './fixtures';
 

@@ -1,6 +1,6 @@
 /**
  * The two servers under test, each a child process on 127.0.0.1 with its output in a log file:
- * Daybook as production runs it (compiled dist/src/server.js, NODE_ENV=production, its own log
+ * Daybook as production runs it (compiled dist/src/bin/server.js, NODE_ENV=production, its own log
  * line per request) and the bare baseline (dist/test/bench/baseline-server.js).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -93,7 +93,7 @@ async function start(name: string, args: string[], env: Record<string, string>, 
 
 export function startDaybook(env: Record<string, string>, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  return start('daybook', [...profile, path.join(PROJECT_ROOT, 'dist/src/server.js')], env, logFile, (line) => {
+  return start('daybook', [...profile, path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], env, logFile, (line) => {
     const entry = parseJson(line);
     return typeof entry?.msg === 'string' && entry.msg.startsWith('Daybook listening') ? (entry.port as number) : undefined;
   });

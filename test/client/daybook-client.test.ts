@@ -6,9 +6,9 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { createDaybookClient, createOAuthClient, createV1Client, isOAuthError, type DaybookClient, type TokenResponse } from '../../src/client';
-import { issueAuthorisationCode } from '../../src/domain/grants';
-import type { User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import { issueAuthorisationCode } from '../../src/domain/apps-and-grants/grants';
+import type { User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 const SCOPES = ['activity_read', 'activity_write', 'sleep_read', 'sleep_write', 'custom_read', 'custom_write'];
 const REDIRECT_URI = 'https://client.example.org/callback';

@@ -10,17 +10,17 @@
 import type { Knex } from 'knex';
 import type { TestApp } from '../support/app';
 import { STATES, REDIRECT_URI, type StateName } from '../../contracts/support/states';
-import { createUser, type User } from '../../src/domain/users';
-import { createClient, type OAuthClient } from '../../src/domain/clients';
-import { issueTokens, type TokenResponse } from '../../src/domain/tokens';
-import { issueAuthorisationCode } from '../../src/domain/grants';
-import { accessFor } from '../../src/domain/scopes';
+import { createUser, type User } from '../../src/domain/identity/users';
+import { createClient, type OAuthClient } from '../../src/domain/apps-and-grants/clients';
+import { issueTokens, type TokenResponse } from '../../src/domain/apps-and-grants/tokens';
+import { issueAuthorisationCode } from '../../src/domain/apps-and-grants/grants';
+import { accessFor } from '../../src/domain/apps-and-grants/scopes';
 import { addDays, localDate } from '../../src/domain/time';
-import type { BatchResult, Item } from '../../src/domain/writes/batch';
-import type { WriteContext } from '../../src/domain/writes/context';
-import { acquireAttributes } from '../../src/domain/writes/ownership';
-import { updateValues } from '../../src/domain/writes/values';
-import { loadDemoData } from '../../src/db/demo-data';
+import type { BatchResult, Item } from '../../src/domain/tracking/writes/batch';
+import type { WriteContext } from '../../src/domain/tracking/writes/context';
+import { acquireAttributes } from '../../src/domain/tracking/writes/ownership';
+import { updateValues } from '../../src/domain/tracking/writes/values';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser, generateInsights } from '../../src/analytics/derive';
 
 export const PASSWORD = 'correct horse battery staple';

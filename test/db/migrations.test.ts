@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { GROUPS, TEMPLATES } from '../../src/db/catalogue';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { createKnex } from '../../src/db/knex';
 import { MIGRATION_CONFIG, migrateLatest, migrateRollbackAll } from '../../src/db/migrate';
 import { MIGRATIONS } from '../../src/db/migrations';

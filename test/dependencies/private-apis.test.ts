@@ -14,7 +14,7 @@ import Router from '@koa/router';
 import { startTestApp, type TestApp } from '../support/app';
 import { createBackend, loadBundle, type OperationHandler } from '../../src/http/openapi';
 import { PREPARED } from '../../src/db/knex';
-import { startJobs } from '../../src/analytics/jobs';
+import { startJobs } from '../../src/jobs/queues';
 
 const ROOT = path.join(__dirname, '..', '..');
 const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };

@@ -4,7 +4,7 @@
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeUser } from '../support/fixtures';
-import { setValuesByHand, trackByHand } from '../../src/domain/manual-tracking';
+import { setValuesByHand, trackByHand } from '../../src/domain/tracking/manual-tracking';
 
 let app: TestApp;
 beforeAll(async () => {

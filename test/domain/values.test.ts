@@ -1,6 +1,6 @@
-import { storedValue, typedValue } from '../../src/domain/values';
+import { storedValue, typedValue } from '../../src/domain/tracking/values';
 import { addDays, daysEndingAt, isSupportedDate } from '../../src/domain/time';
-import { isVisible, ownedVisibility, readVisibility } from '../../src/domain/visibility';
+import { isVisible, ownedVisibility, readVisibility } from '../../src/domain/apps-and-grants/visibility';
 
 describe('typedValue', () => {
   test('integer types (0, 3, 4, 6, 7, 8) answer JSON integers', () => {

@@ -9,7 +9,7 @@ import { createApp } from '../../src/app';
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { registerApp, tokenRequest } from '../support/web';
-import { issueTokens } from '../../src/domain/tokens';
+import { issueTokens } from '../../src/domain/apps-and-grants/tokens';
 
 let app: TestApp;
 beforeAll(async () => {

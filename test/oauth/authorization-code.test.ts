@@ -2,7 +2,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { REDIRECT_URI, authorizeCode, basicAuth, pkcePair, registerApp, tokenRequest } from '../support/web';
-import { updateClient } from '../../src/domain/clients';
+import { updateClient } from '../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import {
   setCookie,
   tokenRequest,
 } from '../support/web';
-import { authenticateAccessToken } from '../../src/domain/tokens';
+import { authenticateAccessToken } from '../../src/domain/apps-and-grants/tokens';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { REDIRECT_URI, authorizeCode, basicAuth, registerApp, tokenRequest } from '../support/web';
-import { rotateClientSecret } from '../../src/domain/clients';
+import { rotateClientSecret } from '../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 beforeAll(async () => {

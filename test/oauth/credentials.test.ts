@@ -5,7 +5,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeUser } from '../support/fixtures';
 import { PAGE, REDIRECT_URI, anonymousForm, authorizePath, csrfOf, locationQuery, logIn, pkcePair, registerApp, setCookie, tokenRequest } from '../support/web';
-import { disconnectApp } from '../../src/domain/connected-apps';
+import { disconnectApp } from '../../src/domain/apps-and-grants/connected-apps';
 
 let app: TestApp;
 beforeAll(async () => {

@@ -9,7 +9,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { PAGE, anonymousForm, registerApp, setCookie, tokenRequest } from '../support/web';
-import { issueTokens } from '../../src/domain/tokens';
+import { issueTokens } from '../../src/domain/apps-and-grants/tokens';
 
 const SCALE = process.env.SOAK ? 5 : 1;
 jest.setTimeout(120_000 * SCALE);

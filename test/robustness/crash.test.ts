@@ -16,9 +16,9 @@ import pino from 'pino';
 import { PROJECT_ROOT } from '../../src/paths';
 import { startService, type RunningService } from '../support/process';
 import { addDays, localDate } from '../../src/domain/time';
-import { customText } from '../../src/domain/writes/custom-tags';
-import { loadDemoData } from '../../src/db/demo-data';
-import { startJobs } from '../../src/analytics/jobs';
+import { customText } from '../../src/domain/tracking/writes/custom-tags';
+import { loadDemoData } from '../../src/demo/demo-data';
+import { startJobs } from '../../src/jobs/queues';
 import { SERVICE_SECRET_KEY, call, freshDatabase, makePerson, until, type FreshDatabase, type Person } from './support/service';
 
 const ROUNDS = process.env.SOAK ? 3 : 1;
@@ -253,7 +253,7 @@ test('SIGKILL of the worker while it writes a new weekly set: the old set stays 
   });
 
   // The worker's start-up sweep computes this week's set.
-  let worker = await start({}, 'dist/src/analytics/worker.js');
+  let worker = await start({}, 'dist/src/bin/worker.js');
   await until(async () => (await db('derived_weeks').where({ user_id: deriver.user.id })).length > 0, 60_000, 'the first weekly set');
   const before = await snapshot();
   expect(before.averages).toHaveLength(5);
@@ -286,8 +286,8 @@ test('SIGKILL of the worker while it writes a new weekly set: the old set stays 
   }
 
   // A new run (the operator's `npm run derive`, while the killed job waits for pg-boss to expire it) completes the new set.
-  worker = await start({}, 'dist/src/analytics/worker.js');
-  await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/derive.js'), '--user', deriver.user.username], {
+  worker = await start({}, 'dist/src/bin/worker.js');
+  await promisify(execFile)(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/derive.js'), '--user', deriver.user.username], {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, SECRET_KEY: SERVICE_SECRET_KEY, LOG_LEVEL: 'silent' },
     timeout: 60_000,
   });

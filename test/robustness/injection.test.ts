@@ -12,10 +12,10 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeToken, makeUser } from '../support/fixtures';
 import { PAGE, anonymousForm, csrfOf, sessionCsrf, setCookie } from '../support/web';
 import { ensureChromium, launchBrowser, type Browser } from '../support/chromium';
-import { createSession } from '../../src/domain/sessions';
+import { createSession } from '../../src/domain/identity/sessions';
 import { escapeHtml } from '../../src/web/html';
-import { nameFromLabel } from '../../src/domain/writes/create';
-import type { User } from '../../src/domain/users';
+import { nameFromLabel } from '../../src/domain/tracking/writes/create';
+import type { User } from '../../src/domain/identity/users';
 
 jest.setTimeout(120_000);
 

@@ -8,7 +8,7 @@
  * `npm run soak` (SOAK=1) also watches the per-minute cron across two minute boundaries.
  */
 import { localDate } from '../../src/domain/time';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { startService, type RunningService } from '../support/process';
 import { PAGE, REDIRECT_URI, anonymousForm, csrfOf, setCookie, tokenRequest, type AuthorizeParams } from '../support/web';
 import type { TestApp } from '../support/app';

@@ -11,10 +11,10 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { addAttribute, addValues, type SeededAttribute } from '../support/seed';
 import { GROUP_NAMES, TEMPLATES } from '../../src/db/catalogue';
-import { READ_SCOPES } from '../../src/domain/scopes';
-import { revokeGrant } from '../../src/domain/tokens';
-import { simpleTokenOf, type User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
+import { revokeGrant } from '../../src/domain/apps-and-grants/tokens';
+import { simpleTokenOf, type User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 jest.setTimeout(120_000);
 

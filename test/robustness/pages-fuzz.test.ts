@@ -13,8 +13,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeToken, makeUser, resetSignInThrottle } from '../support/fixtures';
 import { PAGE, anonymousForm, registerApp } from '../support/web';
 import { changedTables, digest } from './support/db-state';
-import type { User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import type { User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const SEED = process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED ?? 20261122);

@@ -85,7 +85,7 @@ test('with PUBLIC_URL set, only it is used: any Host is answered and every absol
 });
 
 test('NODE_ENV=production without PUBLIC_URL refuses to start, with one line saying why', () => {
-  const run = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/server.js')], {
+  const run = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', LOG_LEVEL: 'silent' },
     encoding: 'utf8',
     timeout: 20_000,

@@ -21,7 +21,7 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
 
 /** Runs the CLI with `input` piped to its standard input (closed at once when there is none). */
 async function adminWithInput(input: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const running = run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/admin.js'), ...args], {
+  const running = run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
     env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
   });
   running.child.stdin!.end(input ?? '');

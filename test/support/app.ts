@@ -14,7 +14,7 @@ import { createApp } from '../../src/app';
 import type { Deps } from '../../src/deps';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from './clusters';
 import { assertDocumented } from './contract';
-import { startJobs, type Jobs } from '../../src/analytics/jobs';
+import { startJobs, type Jobs } from '../../src/jobs/queues';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnopqrstuvwxyz';
 

@@ -1,9 +1,9 @@
 /** People, apps and credentials for tests, made through the domain functions the service uses. */
 import type { TestApp } from './app';
-import { createUser, type User } from '../../src/domain/users';
-import { createClient, type OAuthClient } from '../../src/domain/clients';
-import { issueTokens, type TokenResponse } from '../../src/domain/tokens';
-import { createSession } from '../../src/domain/sessions';
+import { createUser, type User } from '../../src/domain/identity/users';
+import { createClient, type OAuthClient } from '../../src/domain/apps-and-grants/clients';
+import { issueTokens, type TokenResponse } from '../../src/domain/apps-and-grants/tokens';
+import { createSession } from '../../src/domain/identity/sessions';
 
 let counter = 0;
 

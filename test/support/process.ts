@@ -20,8 +20,8 @@ export interface RunningService {
 }
 
 /**
- * Starts dist/src/server.js with `env` and waits for its "listening" log line. `options.script`
- * runs another entry (e.g. dist/src/analytics/worker.js) and `options.ready` names the start of
+ * Starts dist/src/bin/server.js with `env` and waits for its "listening" log line. `options.script`
+ * runs another entry (e.g. dist/src/bin/worker.js) and `options.ready` names the start of
  * the log message that says it is up (port is 0 for a process that does not listen).
  */
 export async function startService(
@@ -35,7 +35,7 @@ export async function startService(
   // `npmArgs` runs `npm <args>` in the project, as an operator or a supervisor does (the child is npm).
   const [command, args] = options.npmArgs
     ? ['npm', options.npmArgs]
-    : [process.execPath, [path.join(root, options.script ?? 'dist/src/server.js')]];
+    : [process.execPath, [path.join(root, options.script ?? 'dist/src/bin/server.js')]];
   const child = spawn(command, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
@@ -163,7 +163,7 @@ export async function stopServices(running: RunningService[], signal: NodeJS.Sig
 /** Runs the service expecting it to refuse to start: its exit code, what it wrote on stderr, how long it took. */
 export function refusedStart(env: Record<string, string>, root = PROJECT_ROOT): Promise<{ code: number | null; stderr: string; ms: number }> {
   const began = Date.now();
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/server.js')], {
+  const child = spawn(process.execPath, [path.join(root, 'dist/src/bin/server.js')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DEMO: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

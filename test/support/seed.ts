@@ -4,7 +4,7 @@
  */
 import type { TestApp } from './app';
 import { TEMPLATES_BY_NAME } from '../../src/db/catalogue';
-import { storedValue } from '../../src/domain/values';
+import { storedValue } from '../../src/domain/tracking/values';
 
 export interface AttributeSeed {
   name: string;

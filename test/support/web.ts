@@ -1,9 +1,9 @@
 /** Helpers for the pages and the OAuth flow over HTTP: cookies, anti-forgery tokens, PKCE, codes. */
 import crypto from 'node:crypto';
 import type { TestApp, TestResponse } from './app';
-import type { OAuthClient } from '../../src/domain/clients';
-import { createClient } from '../../src/domain/clients';
-import type { User } from '../../src/domain/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
+import { createClient } from '../../src/domain/apps-and-grants/clients';
+import type { User } from '../../src/domain/identity/users';
 
 /** Pages are outside the API documents. */
 export const PAGE = { unvalidated: true } as const;

@@ -10,10 +10,10 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { ensureChromium, launchBrowser, type Browser } from '../support/chromium';
 import { REDIRECT_URI, registerApp } from '../support/web';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
-import type { OAuthClient } from '../../src/domain/clients';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 jest.setTimeout(120_000);
 

@@ -2,8 +2,8 @@
 import { startTestApp, type TestApp, type TestResponse } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { PAGE, REDIRECT_URI, authorizeCode, authorizePath, locationQuery, sessionCsrf, tokenRequest } from '../support/web';
-import type { User } from '../../src/domain/users';
-import { V2_SCOPE_NAMES } from '../../src/domain/scopes';
+import type { User } from '../../src/domain/identity/users';
+import { V2_SCOPE_NAMES } from '../../src/domain/apps-and-grants/scopes';
 
 let app: TestApp;
 beforeAll(async () => {

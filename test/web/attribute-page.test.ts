@@ -9,12 +9,12 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE } from '../support/web';
 import { escapeHtml } from '../../src/web/html';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
-import { setValuesByHand, trackByHand } from '../../src/domain/manual-tracking';
-import { READ_SCOPES } from '../../src/domain/scopes';
+import { setValuesByHand, trackByHand } from '../../src/domain/tracking/manual-tracking';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { addDays, localDate } from '../../src/domain/time';
-import type { User } from '../../src/domain/users';
+import type { User } from '../../src/domain/identity/users';
 
 jest.setTimeout(60_000);
 

@@ -2,7 +2,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE, registerApp, sessionCsrf } from '../support/web';
-import { revokeClientTokensOfUser } from '../../src/domain/tokens';
+import { revokeClientTokensOfUser } from '../../src/domain/apps-and-grants/tokens';
 
 let app: TestApp;
 beforeAll(async () => {

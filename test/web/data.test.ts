@@ -9,9 +9,9 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE } from '../support/web';
 import { localDate, addDays } from '../../src/domain/time';
-import { READ_SCOPES } from '../../src/domain/scopes';
-import type { User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
+import type { User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 

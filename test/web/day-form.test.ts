@@ -8,8 +8,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE } from '../support/web';
 import { addDays, localDate } from '../../src/domain/time';
-import { READ_SCOPES } from '../../src/domain/scopes';
-import type { User } from '../../src/domain/users';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
+import type { User } from '../../src/domain/identity/users';
 
 let app: TestApp;
 

@@ -6,9 +6,9 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE } from '../support/web';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
-import { READ_SCOPES } from '../../src/domain/scopes';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { localDate } from '../../src/domain/time';
 import { escapeHtml } from '../../src/web/html';
 

@@ -10,14 +10,14 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { artifactPath, ensureChromium, launchBrowser, type Browser } from '../support/chromium';
 import { PAGE, REDIRECT_URI, registerApp } from '../support/web';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
-import { listCorrelations } from '../../src/domain/correlations';
-import { setValuesByHand, trackByHand } from '../../src/domain/manual-tracking';
-import { READ_SCOPES } from '../../src/domain/scopes';
+import { listCorrelations } from '../../src/domain/derived/correlations';
+import { setValuesByHand, trackByHand } from '../../src/domain/tracking/manual-tracking';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { addDays, localDate } from '../../src/domain/time';
-import { readVisibility } from '../../src/domain/visibility';
-import type { OAuthClient } from '../../src/domain/clients';
+import { readVisibility } from '../../src/domain/apps-and-grants/visibility';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 jest.setTimeout(180_000);
 

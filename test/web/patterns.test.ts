@@ -6,14 +6,14 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE } from '../support/web';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
-import { READ_SCOPES } from '../../src/domain/scopes';
+import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { escapeHtml } from '../../src/web/html';
 import { formatValue } from '../../src/web/values';
 import { roundFor } from '../../src/web/series-view';
-import type { User } from '../../src/domain/users';
+import type { User } from '../../src/domain/identity/users';
 
 jest.setTimeout(60_000);
 

@@ -6,7 +6,7 @@
 import { correlationBar, dayChart, sparkline } from '../../src/web/charts';
 import { monthCalendar } from '../../src/web/calendar';
 import { correlationItem, reconcile } from '../../src/web/correlation-view';
-import type { CorrelationObject } from '../../src/domain/correlations';
+import type { CorrelationObject } from '../../src/domain/derived/correlations';
 
 function correlation(value: number, stars: number, strength: string, confidence: string): CorrelationObject {
   return {

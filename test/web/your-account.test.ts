@@ -7,11 +7,11 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser, resetSignInThrottle } from '../support/fixtures';
 import { PAGE, csrfOf, logIn, setCookie, setCookieLine } from '../support/web';
-import { loadDemoData } from '../../src/db/demo-data';
+import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
-import { simpleTokenOf, type User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import { simpleTokenOf, type User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 jest.setTimeout(60_000);
 

@@ -18,7 +18,7 @@ afterAll(async () => {
 
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/tools/admin.js'), ...args], {
+    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
     });
     return { code: 0, stdout, stderr };

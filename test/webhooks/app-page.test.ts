@@ -8,8 +8,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE, sessionCsrf } from '../support/web';
 import { startReceiver, waitUntil, type Receiver } from '../support/webhook-receiver';
-import type { OAuthClient } from '../../src/domain/clients';
-import type { User } from '../../src/domain/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
+import type { User } from '../../src/domain/identity/users';
 
 let app: TestApp;
 let receiver: Receiver;

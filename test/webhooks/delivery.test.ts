@@ -7,9 +7,9 @@ import crypto from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { startReceiver, waitUntil, type Receiver, type Received } from '../support/webhook-receiver';
-import { disconnectApp } from '../../src/domain/connected-apps';
-import type { User } from '../../src/domain/users';
-import type { OAuthClient } from '../../src/domain/clients';
+import { disconnectApp } from '../../src/domain/apps-and-grants/connected-apps';
+import type { User } from '../../src/domain/identity/users';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 import { verifyWebhook } from '../../src/client';
 
 let app: TestApp;

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { registerApp } from '../support/web';
 import { addressProblem, endpointUrlProblem, urlProblem } from '../../src/domain/webhooks/url-safety';
-import type { OAuthClient } from '../../src/domain/clients';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 let client: OAuthClient;

@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { startService, type RunningService } from '../support/process';
 import { startReceiver, waitUntil, type Receiver } from '../support/webhook-receiver';
-import { startJobs, type Jobs } from '../../src/analytics/jobs';
+import { startJobs, type Jobs } from '../../src/jobs/queues';
 
 const WEBHOOK_ENV = { WEBHOOK_COALESCE_MS: '100', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_DELAY_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_EXPIRE_SECONDS: '2' };
 
@@ -41,7 +41,7 @@ test('SIGKILL of the worker mid-delivery loses no event: another worker sends th
   expect(created.status).toBe(201);
 
   worker = await startService({ DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: 'x'.repeat(40), ...WEBHOOK_ENV }, 60_000, {
-    script: 'dist/src/analytics/worker.js',
+    script: 'dist/src/bin/worker.js',
     ready: 'Daybook worker running',
   });
   const held = receiver.holdNext();

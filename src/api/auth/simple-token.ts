@@ -4,8 +4,8 @@
  * like the login form; bad credentials are 400 with the error body.
  */
 import type { Deps } from '../../deps';
-import { attemptSignIn } from '../../domain/login-throttle';
-import { simpleTokenOf } from '../../domain/users';
+import { attemptSignIn } from '../../domain/identity/login-throttle';
+import { simpleTokenOf } from '../../domain/identity/users';
 import { clientAddress } from '../../http/client-address';
 import { badRequest, tooManyRequests } from '../../http/errors';
 import { trustedDeviceOf } from '../../web/device';

@@ -5,9 +5,9 @@
  */
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
-import { listAttributeRowsWithValues } from '../../domain/attributes';
-import { listDailyValues } from '../../domain/values';
-import { readOrWriteVisibility } from '../../domain/visibility';
+import { listAttributeRowsWithValues } from '../../domain/tracking/attributes';
+import { listDailyValues } from '../../domain/tracking/values';
+import { readOrWriteVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryInt, queryNames } from '../../http/query';

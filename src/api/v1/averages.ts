@@ -1,8 +1,8 @@
 /** Handlers of the v1 `Averages` tag, on the same domain function as version 2's averages. */
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
-import { listAverages, type AverageObject } from '../../domain/averages';
-import { readVisibility } from '../../domain/visibility';
+import { listAverages, type AverageObject } from '../../domain/derived/averages';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate } from '../../http/query';
 import { ownData, pathParam } from './subject';

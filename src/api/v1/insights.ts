@@ -2,8 +2,8 @@
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v1';
 import type { Deps } from '../../deps';
-import { listInsightEntries } from '../../domain/insights';
-import { readVisibility } from '../../domain/visibility';
+import { listInsightEntries } from '../../domain/derived/insights';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate } from '../../http/query';
 import { ownData, pathParam } from './subject';

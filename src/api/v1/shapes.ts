@@ -4,10 +4,10 @@
  */
 import type { components } from '../../../generated/types/v1';
 import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
-import type { AttributeRowWithValues } from '../../domain/attributes';
-import type { InsightEntry } from '../../domain/insights';
+import type { AttributeRowWithValues } from '../../domain/tracking/attributes';
+import type { InsightEntry } from '../../domain/derived/insights';
 import { localDateTime } from '../../domain/time';
-import type { User as UserRecord } from '../../domain/users';
+import type { User as UserRecord } from '../../domain/identity/users';
 
 type Schemas = components['schemas'];
 export type V1User = Schemas['User'];

@@ -1,13 +1,13 @@
 /**
  * The one way a version 1 handler learns whose data `:username` names (docs/decisions.md,
- * "Visibility"), on the domain rule in domain/v1-subject.ts: `$self` or the caller's own user name is the
+ * "Visibility"), on the domain rule in domain/apps-and-grants/v1-subject.ts: `$self` or the caller's own user name is the
  * caller; another name is another user, shown as a public profile (profile, today) or refused.
  */
 import type Koa from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { namesSelf, resolveV1Subject, type V1Subject } from '../../domain/v1-subject';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { namesSelf, resolveV1Subject, type V1Subject } from '../../domain/apps-and-grants/v1-subject';
 import { forbidden, notFound } from '../../http/errors';
 
 /** A path parameter as sent, percent-decoded (`%24self` is `$self`). */

@@ -1,8 +1,8 @@
 /** Handlers of the v1 `Users` tag: a user's profile and today's values. */
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { listAttributeRowsWithValues } from '../../domain/attributes';
-import { readOrWriteVisibility } from '../../domain/visibility';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { listAttributeRowsWithValues } from '../../domain/tracking/attributes';
+import { readOrWriteVisibility } from '../../domain/apps-and-grants/visibility';
 import { localDate } from '../../domain/time';
 import { shownUser } from './subject';
 import { todayGroups, userObject, type V1User } from './shapes';

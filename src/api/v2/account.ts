@@ -1,8 +1,8 @@
 /** Handlers of the v2 `Account` tag. */
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { findUserById } from '../../domain/users';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { findUserById } from '../../domain/identity/users';
 import { localDateTime } from '../../domain/time';
 import { notFound } from '../../http/errors';
 import type { V2Operation } from '../../http/operation';

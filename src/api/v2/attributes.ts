@@ -5,11 +5,11 @@
  */
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { listAttributes, listAttributesWithValues, type AttributeFilters } from '../../domain/attributes';
-import { listTemplates } from '../../domain/templates';
-import { listValues } from '../../domain/values';
-import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/visibility';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { listAttributes, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
+import { listTemplates } from '../../domain/tracking/templates';
+import { listValues } from '../../domain/tracking/values';
+import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';

@@ -1,9 +1,9 @@
 /** Handlers of the v2 `Averages` tag. */
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { listAverages } from '../../domain/averages';
-import { readVisibility } from '../../domain/visibility';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { listAverages } from '../../domain/derived/averages';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryFlag, queryNames } from '../../http/query';
 import type { V2Operation } from '../../http/operation';

@@ -1,9 +1,9 @@
 /** Handlers of the v2 `Correlations` tag. */
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { findCorrelationCombo, listCorrelations } from '../../domain/correlations';
-import { readVisibility } from '../../domain/visibility';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { findCorrelationCombo, listCorrelations } from '../../domain/derived/correlations';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { notFound } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryFlag, queryString } from '../../http/query';

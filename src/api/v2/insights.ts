@@ -1,9 +1,9 @@
 /** Handlers of the v2 `Insights` tag. */
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { listInsights } from '../../domain/insights';
-import { readVisibility } from '../../domain/visibility';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { listInsights } from '../../domain/derived/insights';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryString } from '../../http/query';
 import type { V2Operation } from '../../http/operation';

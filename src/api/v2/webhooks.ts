@@ -3,7 +3,7 @@ import type { Context as ApiContext } from 'openapi-backend';
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { OAuthClient } from '../../domain/clients';
+import type { OAuthClient } from '../../domain/apps-and-grants/clients';
 import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type WebhookEndpoint } from '../../domain/webhooks/endpoints';
 import { deliveryView, findDelivery, pageOfDeliveries, requestResend } from '../../domain/webhooks/deliveries';
 import { notFound } from '../../http/errors';

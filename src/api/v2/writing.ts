@@ -1,19 +1,19 @@
 /**
  * Handlers of the v2 `Writing` tag: update, increment, acquire, release, create. They shape the
- * batch answer; the rules are in src/domain/writes/. Request validation has already made sure the
+ * batch answer; the rules are in src/domain/tracking/writes/. Request validation has already made sure the
  * body is an array of at most 35 objects and that the caller is an OAuth2 client.
  */
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/principal';
-import { accessFor } from '../../domain/scopes';
+import type { Principal } from '../../domain/apps-and-grants/principal';
+import { accessFor } from '../../domain/apps-and-grants/scopes';
 import { principalToday } from '../../domain/time';
-import { attributeObjectsNamed, type AttributeObject } from '../../domain/attributes';
-import type { Item } from '../../domain/writes/batch';
-import type { WriteContext } from '../../domain/writes/context';
-import { incrementValues, updateValues } from '../../domain/writes/values';
-import { acquireAttributes, releaseAttributes } from '../../domain/writes/ownership';
-import { createAttributes, type Created } from '../../domain/writes/create';
+import { attributeObjectsNamed, type AttributeObject } from '../../domain/tracking/attributes';
+import type { Item } from '../../domain/tracking/writes/batch';
+import type { WriteContext } from '../../domain/tracking/writes/context';
+import { incrementValues, updateValues } from '../../domain/tracking/writes/values';
+import { acquireAttributes, releaseAttributes } from '../../domain/tracking/writes/ownership';
+import { createAttributes, type Created } from '../../domain/tracking/writes/create';
 import { queryFlag } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
 

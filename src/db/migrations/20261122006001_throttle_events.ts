@@ -1,6 +1,6 @@
 /**
- * Sign-in failures and sign-up attempts, one row each, for the throttles (src/domain/login-throttle.ts,
- * src/domain/sign-up-throttle.ts). The throttles ask questions a per-key counter cannot answer:
+ * Sign-in failures and sign-up attempts, one row each, for the throttles (src/domain/identity/login-throttle.ts,
+ * src/domain/identity/sign-up-throttle.ts). The throttles ask questions a per-key counter cannot answer:
  * failures of one account from one address, how many addresses an account's failures come from,
  * and failures made from one trusted device. Rows older than the longest window (an hour) are
  * deleted by housekeeping. Account names are stored hashed, never as typed.

@@ -13,8 +13,8 @@
  * whose grant ended.
  */
 import crypto from 'node:crypto';
-import { expandScopes } from '../scopes';
-import { isVisible, readOrWriteVisibility, readVisibility, type Visibility } from '../visibility';
+import { expandScopes } from '../apps-and-grants/scopes';
+import { isVisible, readOrWriteVisibility, readVisibility, type Visibility } from '../apps-and-grants/visibility';
 import type { EventType } from './events';
 
 /** A connection's query function (a pg client inside a transaction). */

@@ -8,8 +8,8 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import type { Session } from '../../domain/sessions';
-import { findClientOwnedBy, type OAuthClient } from '../../domain/clients';
+import type { Session } from '../../domain/identity/sessions';
+import { findClientOwnedBy, type OAuthClient } from '../../domain/apps-and-grants/clients';
 import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type WebhookEndpoint } from '../../domain/webhooks/endpoints';
 import { findDelivery, latestDeliveries, requestResend, type Delivery } from '../../domain/webhooks/deliveries';
 import { EVENT_DESCRIPTIONS, EVENT_TYPES } from '../../domain/webhooks/events';

@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import type { Session } from '../../domain/sessions';
+import type { Session } from '../../domain/identity/sessions';
 import {
   registerClientWithOwnerToken,
   deleteClient,
@@ -17,7 +17,7 @@ import {
   updateClient,
   type ClientSettingsInput,
   type OAuthClient,
-} from '../../domain/clients';
+} from '../../domain/apps-and-grants/clients';
 import { notFound } from '../../http/errors';
 import { isInvalidInput } from '../../domain/errors';
 import { field, fields, readForm, type Form } from '../forms';

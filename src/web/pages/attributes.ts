@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/attribute-settings';
+import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/tracking/attribute-settings';
 import { checked, field } from '../forms';
 import { html } from '../html';
 import { attributeHref } from '../links';

@@ -1,9 +1,9 @@
 /** Connected apps: the apps a person has authorised, with their scopes and last use; revoking one ends its access at once. */
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
-import { disconnectApp, listConnectedApps } from '../../domain/connected-apps';
+import { disconnectApp, listConnectedApps } from '../../domain/apps-and-grants/connected-apps';
 import { localDateTime } from '../../domain/time';
-import { findUserById } from '../../domain/users';
+import { findUserById } from '../../domain/identity/users';
 import { notFound } from '../../http/errors';
 import { readForm } from '../forms';
 import { html } from '../html';

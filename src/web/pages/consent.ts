@@ -1,7 +1,7 @@
 /** The consent page (the app and each scope in plain words, Allow / Deny) and the authorisation error page. */
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import type { Session } from '../../domain/sessions';
+import type { Session } from '../../domain/identity/sessions';
 import type { AuthorizationRequest } from '../../oauth/authorization-request';
 import type { Interactions } from '../../oauth/interactions';
 import { csrfToken, csrfTokenValid } from '../csrf';

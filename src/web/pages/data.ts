@@ -2,7 +2,7 @@
  * Your data: a chosen day (today first), every attribute grouped as the API lists them, each with
  * the day's value, a sparkline of the 30 days ending with it and a link to its page; the values
  * of attributes Daybook owns are entered on one form for the whole day and saved in one request
- * (tracking by hand, domain/manual-tracking.ts; docs/pages.md, "The day's form"); the week's
+ * (tracking by hand, domain/tracking/manual-tracking.ts; docs/pages.md, "The day's form"); the week's
  * insights, grouped. Anything can be tracked by hand from /data/track (pages/track.ts). A session
  * sees everything of its person, so no scope narrows these pages.
  */
@@ -10,14 +10,14 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { MANUAL_SERVICE, TEMPLATES_BY_NAME } from '../../db/catalogue';
-import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
-import { listInsightEntries, type InsightEntry } from '../../domain/insights';
-import { setValuesByHand } from '../../domain/manual-tracking';
-import { READ_SCOPES } from '../../domain/scopes';
-import type { Session } from '../../domain/sessions';
+import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
+import { listInsightEntries, type InsightEntry } from '../../domain/derived/insights';
+import { setValuesByHand } from '../../domain/tracking/manual-tracking';
+import { READ_SCOPES } from '../../domain/apps-and-grants/scopes';
+import type { Session } from '../../domain/identity/sessions';
 import { addDays, isSupportedDate, localDate } from '../../domain/time';
-import { findUserById, type User } from '../../domain/users';
-import { readVisibility } from '../../domain/visibility';
+import { findUserById, type User } from '../../domain/identity/users';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { HttpError, notFound } from '../../http/errors';
 import { field } from '../forms';
 import { noticeAttribute, noticeCode } from '../notices';

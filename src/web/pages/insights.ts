@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
-import { listInsightEntries } from '../../domain/insights';
+import { listInsightEntries } from '../../domain/derived/insights';
 import { HttpError } from '../../http/errors';
 import { html } from '../html';
 import { sendPage } from '../layout';

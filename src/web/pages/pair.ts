@@ -5,9 +5,9 @@
  */
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/attributes';
-import { findCorrelationCombo } from '../../domain/correlations';
-import type { Session } from '../../domain/sessions';
+import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
+import { findCorrelationCombo } from '../../domain/derived/correlations';
+import type { Session } from '../../domain/identity/sessions';
 import { addDays, localDate } from '../../domain/time';
 import { notFound } from '../../http/errors';
 import { scatter } from '../charts';

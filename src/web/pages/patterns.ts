@@ -7,11 +7,11 @@
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
 import { VALUE_TYPES } from '../../db/catalogue';
-import { attributeLabels } from '../../domain/attributes';
-import { listAverages } from '../../domain/averages';
-import { listCorrelations } from '../../domain/correlations';
-import { READ_SCOPES } from '../../domain/scopes';
-import { readVisibility } from '../../domain/visibility';
+import { attributeLabels } from '../../domain/tracking/attributes';
+import { listAverages } from '../../domain/derived/averages';
+import { listCorrelations } from '../../domain/derived/correlations';
+import { READ_SCOPES } from '../../domain/apps-and-grants/scopes';
+import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { flagOf } from '../../http/query';
 import { html } from '../html';
 import { sendPage } from '../layout';

@@ -2,8 +2,8 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import type { Session } from '../../domain/sessions';
-import { findUserById, profileProblems, updateProfile, type ProfileSettings, type User } from '../../domain/users';
+import type { Session } from '../../domain/identity/sessions';
+import { findUserById, profileProblems, updateProfile, type ProfileSettings, type User } from '../../domain/identity/users';
 import { localDateTime } from '../../domain/time';
 import { notFound } from '../../http/errors';
 import { checked, field } from '../forms';

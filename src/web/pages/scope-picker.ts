@@ -1,6 +1,6 @@
 /** Scope checkboxes (the app form) and scope lists in words (consent, apps, connected apps). */
 import { GROUPS } from '../../db/catalogue';
-import { describeScope } from '../../domain/scopes';
+import { describeScope } from '../../domain/apps-and-grants/scopes';
 import { html, type Html } from '../html';
 
 export function scopeList(scopes: readonly string[]): Html {

@@ -1,7 +1,7 @@
 /** The simple token page: the person's read-only simple token, and resetting it. */
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
-import { findUserById, resetSimpleToken, simpleTokenOf } from '../../domain/users';
+import { findUserById, resetSimpleToken, simpleTokenOf } from '../../domain/identity/users';
 import { notFound } from '../../http/errors';
 import { readForm } from '../forms';
 import { html } from '../html';

@@ -4,7 +4,7 @@
  * have different units), with the median written in the cell so the colour is never the only
  * way to read it.
  */
-import type { AverageObject } from '../../domain/averages';
+import type { AverageObject } from '../../domain/derived/averages';
 import { html, type Html } from '../html';
 import { attributeHref } from '../links';
 import { formatValue } from '../values';

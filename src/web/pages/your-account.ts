@@ -2,7 +2,7 @@
  * Your account: where you are logged in (end any session, or all but this one), change your
  * password (the old one required and throttled like the login form; every other session ends, so
  * whoever learnt the old one is out), download a copy
- * of everything (values as CSV, everything as JSON; both streamed, domain/account.ts), and delete
+ * of everything (values as CSV, everything as JSON; both streamed, domain/identity/account.ts), and delete
  * the account for good. Deleting asks for the password (throttled
  * like the login form) and the user name typed out, so neither a stolen open session nor a slip
  * of the hand can do it.
@@ -11,12 +11,12 @@ import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { accountJson, deleteAccount, valuesCsv } from '../../domain/account';
-import { attemptSignIn } from '../../domain/login-throttle';
+import { accountJson, deleteAccount, valuesCsv } from '../../domain/identity/account';
+import { attemptSignIn } from '../../domain/identity/login-throttle';
 import { clientAddress } from '../../http/client-address';
-import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/sessions';
+import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/identity/sessions';
 import { localDate } from '../../domain/time';
-import { setPassword, validatePassword } from '../../domain/users';
+import { setPassword, validatePassword } from '../../domain/identity/users';
 import { isInvalidInput } from '../../domain/errors';
 import { field } from '../forms';
 import { html, type Html } from '../html';

@@ -2,7 +2,7 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { makeUser } from '../../support/fixtures';
 import { logIn } from '../../support/web';
-import { resetSimpleToken } from '../../../src/domain/users';
+import { resetSimpleToken } from '../../../src/domain/identity/users';
 
 let app: TestApp;
 beforeAll(async () => {

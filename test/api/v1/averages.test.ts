@@ -2,8 +2,8 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { makeClient, makeToken, makeUser } from '../../support/fixtures';
 import { addAttributes, type SeededAttribute } from '../../support/seed';
 import { addDays } from '../../../src/domain/time';
-import type { User } from '../../../src/domain/users';
-import type { OAuthClient } from '../../../src/domain/clients';
+import type { User } from '../../../src/domain/identity/users';
+import type { OAuthClient } from '../../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 let person: User;

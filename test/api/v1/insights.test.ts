@@ -7,8 +7,8 @@ import { makeClient, makeToken, makeUser } from '../../support/fixtures';
 import { addAttribute, addAttributes, addValues, type SeededAttribute } from '../../support/seed';
 import { generateInsights } from '../../../src/analytics/derive';
 import { addDays } from '../../../src/domain/time';
-import type { User } from '../../../src/domain/users';
-import type { OAuthClient } from '../../../src/domain/clients';
+import type { User } from '../../../src/domain/identity/users';
+import type { OAuthClient } from '../../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 let person: User;

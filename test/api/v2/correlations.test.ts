@@ -4,9 +4,9 @@
  */
 import { startTestApp, type TestApp } from '../../support/app';
 import { makeClient, makeToken, makeUser } from '../../support/fixtures';
-import { loadDemoData, PLANTED_RELATIONSHIPS } from '../../../src/db/demo-data';
+import { loadDemoData, PLANTED_RELATIONSHIPS } from '../../../src/demo/demo-data';
 import { deriveUser } from '../../../src/analytics/derive';
-import type { User } from '../../../src/domain/users';
+import type { User } from '../../../src/domain/identity/users';
 
 let app: TestApp;
 let person: User;

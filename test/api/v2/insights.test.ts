@@ -7,7 +7,7 @@ import { makeClient, makeToken, makeUser } from '../../support/fixtures';
 import { addAttribute, addValues } from '../../support/seed';
 import { generateInsights } from '../../../src/analytics/derive';
 import { addDays } from '../../../src/domain/time';
-import type { User } from '../../../src/domain/users';
+import type { User } from '../../../src/domain/identity/users';
 
 let app: TestApp;
 let person: User;

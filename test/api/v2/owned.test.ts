@@ -1,8 +1,8 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../../support/fixtures';
 import { addAttributes, addAvailableService } from '../../support/seed';
-import type { User } from '../../../src/domain/users';
-import type { OAuthClient } from '../../../src/domain/clients';
+import type { User } from '../../../src/domain/identity/users';
+import type { OAuthClient } from '../../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 let person: User;

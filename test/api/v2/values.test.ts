@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { makeClient, makeToken, makeUser } from '../../support/fixtures';
 import { addAttribute, addValues, countQueries } from '../../support/seed';
 import { addDays } from '../../../src/domain/time';
-import type { User } from '../../../src/domain/users';
+import type { User } from '../../../src/domain/identity/users';
 
 let app: TestApp;
 let person: User;

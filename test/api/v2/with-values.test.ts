@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { makeUser } from '../../support/fixtures';
 import { addAttribute, addAttributes, addValues, countQueries, type SeededAttribute } from '../../support/seed';
-import type { User } from '../../../src/domain/users';
+import type { User } from '../../../src/domain/identity/users';
 
 let app: TestApp;
 let person: User;

@@ -6,10 +6,10 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { createKnex } from '../../../src/db/knex';
-import { createUser, type User } from '../../../src/domain/users';
-import { createClient, type OAuthClient } from '../../../src/domain/clients';
-import { issueTokens } from '../../../src/domain/tokens';
-import { createSession } from '../../../src/domain/sessions';
+import { createUser, type User } from '../../../src/domain/identity/users';
+import { createClient, type OAuthClient } from '../../../src/domain/apps-and-grants/clients';
+import { issueTokens } from '../../../src/domain/apps-and-grants/tokens';
+import { createSession } from '../../../src/domain/identity/sessions';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from '../../support/clusters';
 import { sendTestRequest, type CallOptions as TestCallOptions, type TestApp } from '../../support/app';
 

@@ -7,12 +7,12 @@
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp, type TestResponse } from '../../../support/app';
 import { acquire, valueOn, writer, type Writer } from './setup';
-import { accessFor } from '../../../../src/domain/scopes';
-import { batchDeadlockRetries } from '../../../../src/domain/writes/batch';
-import type { WriteContext } from '../../../../src/domain/writes/context';
-import { writeValues } from '../../../../src/domain/writes/values';
-import { verifiedWrite } from '../../../../src/domain/writes/verified-write';
-import { customText } from '../../../../src/domain/writes/custom-tags';
+import { accessFor } from '../../../../src/domain/apps-and-grants/scopes';
+import { batchDeadlockRetries } from '../../../../src/domain/tracking/writes/batch';
+import type { WriteContext } from '../../../../src/domain/tracking/writes/context';
+import { writeValues } from '../../../../src/domain/tracking/writes/values';
+import { verifiedWrite } from '../../../../src/domain/tracking/writes/verified-write';
+import { customText } from '../../../../src/domain/tracking/writes/custom-tags';
 import { addDays } from '../../../../src/domain/time';
 
 let app: TestApp;

@@ -1,7 +1,7 @@
 /** A person with two connected services, for the write tests. */
 import type { TestApp } from '../../../support/app';
 import { makeClient, makeToken, makeUser } from '../../../support/fixtures';
-import type { User } from '../../../../src/domain/users';
+import type { User } from '../../../../src/domain/identity/users';
 
 export const ALL_WRITE = [
   'activity_read', 'activity_write', 'mood_read', 'mood_write', 'sleep_read', 'sleep_write', 'health_read', 'health_write',

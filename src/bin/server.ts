@@ -1,0 +1,142 @@
+/**
+ * Process entry of `npm start`: settings, database (embedded or DATABASE_URL), migrations and
+ * catalogue, the demo account (embedded first start), the derived-data job workers (WORKERS=1, the
+ * default), then listen. SIGTERM/SIGINT stop accepting connections, let requests in flight and
+ * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
+ */
+import net from 'node:net';
+import { assertServable, ConfigError, loadConfig } from '../config';
+import { createLogger } from '../logger';
+import { openDatabase } from '../database';
+import { resolveSecretKey } from '../secret-key';
+import { createApp } from '../app';
+import { createHttpServer } from '../http/server';
+import { ensureDemoAccount, type DemoAccount } from '../demo/demo-account';
+import { startJobs, type Jobs } from '../jobs/queues';
+import { StartRefused } from '../db/folder-lock';
+import { buildDocsInBackground } from '../http/docs-build';
+
+/** The one line an operator reads when the port is taken (instead of an EADDRINUSE stack). */
+function portInUse(host: string, port: number): StartRefused {
+  return new StartRefused(`port ${port} on ${host} is already in use (another Daybook or another program); set PORT to a free port.`);
+}
+
+/**
+ * Fails at once when the port is taken, before the embedded PostgreSQL is started (or even
+ * initialised) for nothing. Listening itself checks again: the port may be taken in between.
+ */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? portInUse(host, port) : error));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+/** The address a person can click: `localhost` for a wildcard or loopback bind, else the bound host. */
+function browsableUrl(host: string, port: number): string {
+  const local = ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', ''].includes(host);
+  const name = local ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}/`;
+}
+
+/** The short plain block for the terminal: where to go and, on the first start, the demo account. */
+function welcome(url: string, demo: DemoAccount | undefined): string {
+  const lines = [`Daybook is running at ${url}`];
+  if (demo) {
+    lines.push(
+      'Demo account (shown once; DEMO=0 turns it off):',
+      `  username      ${demo.username}`,
+      `  password      ${demo.password}`,
+      `  simple token  ${demo.simpleToken}`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  assertServable(config);
+  const logger = createLogger(config.logLevel);
+  await checkPortFree(config.host, config.port);
+  const database = await openDatabase(config);
+  const secretKey = resolveSecretKey(config, logger);
+  const now = () => new Date();
+
+  let demo: DemoAccount | undefined;
+  if (database.embedded && config.demo) {
+    demo = await ensureDemoAccount(database.db, secretKey, now());
+    // The credentials go to the person at the terminal (printed once, after listening), never into the log.
+    if (demo) logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
+  }
+
+  // Derived-data workers and schedules run here unless WORKERS=0 (then `npm run worker` runs them).
+  let jobs: Jobs | undefined;
+  if (config.workers) {
+    jobs = await startJobs({
+      connectionString: config.databaseUrl ?? database.embedded!.url,
+      db: database.db,
+      logger,
+      now,
+      concurrency: config.workerConcurrency,
+      webhooks: config.webhooks,
+    });
+  }
+
+  const { app } = await createApp({ config, db: database.db, logger, secretKey, now, jobs });
+
+  const server = createHttpServer(app.callback(), config);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+  } catch (error) {
+    // Nothing may outlive a failed start: the job workers and the embedded PostgreSQL stop first.
+    await jobs?.stop(config.shutdownTimeoutMs).catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portInUse(config.host, config.port) : error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = browsableUrl(config.host, port);
+  logger.info({ port, host: config.host, url, database: database.description }, `Daybook listening on ${url} using ${database.description}`);
+  logger.flush(); // the log is written in blocks (logger.ts): this line is for whoever waits on it now
+  process.stderr.write(welcome(url, demo));
+  // After listening, so that a first start answers at once; /docs/ says 503 until the pages are built.
+  const docsBuild = buildDocsInBackground(logger);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: finishing requests in flight');
+    docsBuild.stop();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+    await closed;
+    clearTimeout(timer);
+    // Running jobs finish (or roll back and are retried later); then the queue's pool closes.
+    await jobs?.stop(config.shutdownTimeoutMs).catch((error: unknown) => logger.error({ err: error }, 'stopping the job workers failed'));
+    await database.close();
+    logger.info('stopped');
+    logger.flush();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  // A promise rejected outside any request (a pool error, a timer) is logged; it must not take the
+  // service down with it. Request errors never get here: the error mapper answers them.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof StartRefused) {
+    process.stderr.write(`Daybook cannot start: ${error.message}\n`);
+  } else {
+    process.stderr.write(`Daybook failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

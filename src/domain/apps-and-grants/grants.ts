@@ -1,0 +1,149 @@
+/**
+ * Grants: what a person's consent produces and how it is redeemed. An authorisation code (single
+ * use, 10 minutes) becomes the first access + refresh token pair of a grant; each refresh replaces
+ * the pair with a new one of the same grant. Reusing a code or replaying a replaced refresh token
+ * revokes the whole grant (RFC 6749 section 4.1.2, RFC 9700 section 4.14.2).
+ *
+ * The protocol checks (client binding, redirect URI, PKCE, scope narrowing) are the OAuth grant
+ * modules' business: they pass them in as `check`, run inside the same transaction as the row lock.
+ */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { hashCredential, newSecret } from '../identity/credentials';
+import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
+
+/** Codes are exchanged within 10 minutes of being issued. */
+export const CODE_LIFETIME_MS = 10 * 60 * 1000;
+
+export interface StoredCode {
+  user_id: number;
+  code_hash: string;
+  client_pk: number;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  grant_id: string;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface StoredToken {
+  id: number;
+  user_id: number;
+  client_pk: number;
+  grant_id: string;
+  scopes: string[];
+  refresh_expires_at: Date | null;
+  access_expires_at: Date;
+  revoked_at: Date | null;
+  replaced_at: Date | null;
+}
+
+/** Issues a code for the person's consent and returns it (stored only as a hash). */
+export async function issueAuthorisationCode(
+  db: Knex,
+  input: { userId: number; clientPk: number; redirectUri: string; scopes: string[]; codeChallenge?: string; now: Date },
+): Promise<string> {
+  const code = newSecret();
+  await db('authorisation_codes').insert({
+    user_id: input.userId,
+    code_hash: hashCredential(code),
+    client_pk: input.clientPk,
+    redirect_uri: input.redirectUri,
+    scopes: input.scopes,
+    code_challenge: input.codeChallenge ?? null,
+    code_challenge_method: input.codeChallenge ? 'S256' : null,
+    grant_id: crypto.randomUUID(),
+    expires_at: new Date(input.now.getTime() + CODE_LIFETIME_MS),
+    created_at: input.now,
+  });
+  return code;
+}
+
+export type CodeProblem =
+  | 'unknown'
+  | 'reused'
+  | 'expired'
+  | 'wrong_client'
+  | 'wrong_redirect_uri'
+  | 'redirect_uri_unregistered'
+  | 'scope_no_longer_allowed'
+  | 'verifier_missing'
+  | 'verifier_mismatch'
+  | 'verifier_unexpected';
+
+/**
+ * Redeems a code for the client `clientPk`: single use (a second use by its client revokes what
+ * the first produced), unexpired, and accepted by `check`; any failure after the code is found
+ * burns it. A code presented by another client changes nothing (RFC 9700 section 4.14.2: only the
+ * rightful client's replay may revoke; otherwise a client that learnt a used code could revoke
+ * another app's grant). Returns the grant's first token pair.
+ */
+export async function redeemAuthorisationCode(
+  db: Knex,
+  code: string,
+  now: Date,
+  clientPk: number,
+  check: (row: StoredCode) => CodeProblem | undefined,
+): Promise<{ tokens: TokenResponse } | { problem: CodeProblem }> {
+  return db.transaction(async (trx) => {
+    const row: StoredCode | undefined = await trx('authorisation_codes').where({ code_hash: hashCredential(code) }).forUpdate().first();
+    if (!row) return { problem: 'unknown' as const };
+    if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };
+    if (row.used_at) {
+      await revokeGrant(trx, row.grant_id, now);
+      return { problem: 'reused' as const };
+    }
+    const problem: CodeProblem | undefined = new Date(row.expires_at).getTime() <= now.getTime() ? 'expired' : check(row);
+    await trx('authorisation_codes').where({ code_hash: row.code_hash }).update({ used_at: now });
+    if (problem) return { problem };
+    const tokens = await issueTokens(trx, { userId: row.user_id, clientPk: row.client_pk, scopes: row.scopes, grantId: row.grant_id, now });
+    return { tokens };
+  });
+}
+
+export type RefreshProblem = 'unknown' | 'revoked' | 'replayed' | 'expired' | 'wrong_client' | 'scope_no_longer_allowed' | { beyondGrant: string[] };
+
+/**
+ * Exchanges a refresh token of the client `clientPk` for a new pair of the same grant; the old pair
+ * stops working at once. Rows are locked, so of two concurrent refreshes with one token exactly one
+ * succeeds; the other (like any later replay of a replaced token by its client) revokes the whole
+ * grant. Another client presenting it changes nothing (RFC 9700 section 4.14.2). `check` decides the scopes
+ * of the new pair (or refuses), given the scopes the presenting client may ask for now: its row is
+ * share-locked first, so an owner's edit that narrows them (`updateClient`, which locks the row for
+ * update and then revokes tokens) happens wholly before or wholly after this refresh.
+ */
+export async function rotateRefreshToken(
+  db: Knex,
+  refreshToken: string,
+  now: Date,
+  clientPk: number,
+  check: (row: StoredToken, allowedScopes: string[]) => { scopes: string[] } | { problem: RefreshProblem },
+): Promise<{ tokens: TokenResponse } | { problem: RefreshProblem }> {
+  return db.transaction(async (trx) => {
+    const client: { allowed_scopes: string[] } | undefined = await trx('oauth_clients').where({ id: clientPk }).forShare().first('allowed_scopes');
+    if (!client) return { problem: 'unknown' as const };
+    const row: StoredToken | undefined = await trx('tokens').where({ refresh_hash: hashCredential(refreshToken) }).forUpdate().first();
+    if (!row) return { problem: 'unknown' as const };
+    // The client binding first: another client's replay must not revoke this client's grant.
+    if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };
+    if (row.revoked_at) return { problem: 'revoked' as const };
+    if (row.replaced_at) {
+      await revokeGrant(trx, row.grant_id, now);
+      return { problem: 'replayed' as const };
+    }
+    const expiry = new Date(row.refresh_expires_at ?? row.access_expires_at);
+    if (expiry.getTime() <= now.getTime()) return { problem: 'expired' as const };
+    const decided = check(row, client.allowed_scopes);
+    if ('problem' in decided) return decided;
+    await trx('tokens').where({ user_id: row.user_id, id: row.id }).update({ replaced_at: now });
+    const tokens = await issueTokens(trx, { userId: row.user_id, clientPk: row.client_pk, scopes: decided.scopes, grantId: row.grant_id, now });
+    return { tokens };
+  });
+}
+
+/** Forgets the codes a client holds for a person that were never exchanged (the person disconnected it). */
+export async function discardPendingCodes(db: Knex, userId: number, clientPk: number): Promise<void> {
+  await db('authorisation_codes').where({ user_id: userId, client_pk: clientPk }).whereNull('used_at').delete();
+}

@@ -1,0 +1,150 @@
+/**
+ * OAuth2 access and refresh tokens: issued per grant, stored only as hashes, valid 365 days.
+ * One row holds an access token and its refresh token; every row descended from one
+ * authorisation shares its grant_id, so a grant can be revoked as a whole.
+ */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { components } from '../../../generated/types/oauth';
+import { hotQuery } from '../../db/knex';
+import { hashCredential, newSecret } from '../identity/credentials';
+import { expandScopes, formatScopes } from './scopes';
+import type { Principal } from './principal';
+import { PROFILE_COLUMNS, profileOf, type AccountProfile } from '../identity/users';
+import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
+
+/** Access and refresh tokens last a year (the spec: "about one year"). */
+export const TOKEN_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
+
+/** The token endpoint's answer (the OAuth2 document's TokenResponse). */
+export type TokenResponse = components['schemas']['TokenResponse'];
+
+/** Issues a new access + refresh token pair for a user and a client. */
+export async function issueTokens(
+  db: Knex,
+  input: { userId: number; clientPk: number; scopes: string[]; grantId?: string; now: Date },
+): Promise<TokenResponse> {
+  const accessToken = newSecret();
+  const refreshToken = newSecret();
+  const expiresAt = new Date(input.now.getTime() + TOKEN_LIFETIME_SECONDS * 1000);
+  await db('tokens').insert({
+    user_id: input.userId,
+    client_pk: input.clientPk,
+    grant_id: input.grantId ?? crypto.randomUUID(),
+    access_hash: hashCredential(accessToken),
+    refresh_hash: hashCredential(refreshToken),
+    scopes: input.scopes,
+    access_expires_at: expiresAt,
+    refresh_expires_at: expiresAt,
+    created_at: input.now,
+  });
+  return {
+    access_token: accessToken,
+    refresh_token: refreshToken,
+    token_type: 'Bearer',
+    scope: formatScopes(input.scopes),
+    expires_in: TOKEN_LIFETIME_SECONDS,
+  };
+}
+
+export type TokenCheck = { principal: Principal } | { problem: 'unknown' | 'expired' | 'revoked' };
+
+/** Resolves a Bearer token to its principal, or says why it cannot be used. */
+export async function authenticateAccessToken(db: Knex, token: string, now: Date): Promise<TokenCheck> {
+  return (await authenticateAccessTokenAndCount(db, token, now)).check;
+}
+
+const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
+       ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')}, c.id as client_pk, c.client_id`;
+
+const TOKEN_SQL = `select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ? limit 1`;
+
+/** The token, and the count of its person's connection with its app (quota.ts) when the token is live. */
+const TOKEN_AND_COUNT_SQL = `with t as (
+    select ${TOKEN_COLUMNS}
+      from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk
+     where t.access_hash = ? limit 1
+  ), ${countedCte('t', quotaKeySql('t.user_id', 't.client_pk'), 't.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?')}
+  select t.*, counted.points as quota_points, counted.expire as quota_expire from t left join counted on true`;
+
+interface TokenRow extends AccountProfile {
+  id: number;
+  user_id: number;
+  scopes: string[];
+  access_expires_at: Date;
+  revoked_at: Date | null;
+  replaced_at: Date | null;
+  last_used_at: Date | null;
+  client_pk: number;
+  client_id: string;
+  quota_points?: number | null;
+  quota_expire?: number | null;
+}
+
+/**
+ * The token lookup and, when `quota` is given and the token is live, the rate-limit count of the
+ * person's connection with its app, in ONE statement (one round trip before the request's data).
+ * The count is an atomic upsert on the shared table, so it is exact across requests and instances;
+ * a window that has ended starts again at 1. An unusable token counts nothing here.
+ */
+export async function authenticateAccessTokenAndCount(db: Knex, token: string, now: Date, quota?: QuotaWindow): Promise<{ check: TokenCheck; count?: QuotaCount }> {
+  const hash = hashCredential(token);
+  const rows = quota
+    ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota, [now])])
+    : await hotQuery<TokenRow>(db, TOKEN_SQL, [hash]);
+  const row = rows[0];
+  if (!row) return { check: { problem: 'unknown' } };
+  if (row.revoked_at || row.replaced_at) return { check: { problem: 'revoked' } };
+  if (new Date(row.access_expires_at).getTime() <= now.getTime()) return { check: { problem: 'expired' } };
+  // The row just read says whether the minute's write is due, so most requests skip the statement.
+  if (lastUseIsStale(row.last_used_at, now)) await recordTokenUse(db, row.id, now);
+  const principal: Principal = {
+    kind: 'oauth',
+    userId: row.user_id,
+    username: row.username,
+    scopes: expandScopes(row.scopes),
+    clientPk: row.client_pk,
+    clientId: row.client_id,
+    tokenId: row.id,
+    rateLimitKey: quotaKey(row.user_id, row.client_pk),
+    timezone: row.timezone,
+    profile: profileOf(row),
+  };
+  return { check: { principal }, count: countOf(row) };
+}
+
+/** "Last used" is kept to the minute: at most one write per token per minute, however busy it is. */
+const LAST_USE_RESOLUTION_MS = 60_000;
+
+function lastUseIsStale(lastUsedAt: Date | string | null, now: Date): boolean {
+  return lastUsedAt === null || new Date(lastUsedAt).getTime() < now.getTime() - LAST_USE_RESOLUTION_MS;
+}
+
+/** The same condition again in SQL, so that concurrent requests of one token still write at most once. */
+async function recordTokenUse(db: Knex, tokenId: number, now: Date): Promise<void> {
+  await db('tokens')
+    .where({ id: tokenId })
+    .where((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - LAST_USE_RESOLUTION_MS)))
+    .update({ last_used_at: now });
+}
+
+/** Revokes every token of a grant (code reuse, refresh token replay). Returns how many were live. */
+export async function revokeGrant(db: Knex, grantId: string, now: Date): Promise<number> {
+  return db('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
+}
+
+/** Revokes every token a client holds for a person (the person disconnected the app). */
+export async function revokeClientTokensOfUser(db: Knex, userId: number, clientPk: number, now: Date): Promise<number> {
+  return db('tokens').where({ user_id: userId, client_pk: clientPk }).whereNull('revoked_at').update({ revoked_at: now });
+}
+
+/**
+ * SQL condition: the token row `alias` still connects its client to its person: not revoked,
+ * not replaced by a refresh, and its refresh token (or access token) not expired.
+ */
+export function liveTokenCondition(db: Knex, alias: string, now: Date): Knex.Raw {
+  return db.raw(
+    `${alias}.revoked_at is null and ${alias}.replaced_at is null and coalesce(${alias}.refresh_expires_at, ${alias}.access_expires_at) > ?`,
+    [now],
+  );
+}

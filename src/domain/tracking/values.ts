@@ -1,0 +1,148 @@
+/**
+ * Daily values: how the stored columns become JSON typed by the attribute's value type, and the
+ * list of one attribute's values. A day's value is stored in `value_num` (every numeric type, the
+ * boolean as 0/1) or `value_text` (strings); the API answers integers for types 0, 3, 4, 6, 7 and 8,
+ * numbers for 1 and 5, strings for 2, and null for a day without data (docs/decisions.md, "Values and writes").
+ */
+import type { components } from '../../../generated/types/v2';
+import type { Knex } from 'knex';
+import { isIntegerValueType, isTextValueType } from '../../db/catalogue';
+import { hotQuery } from '../../db/knex';
+import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from '../time';
+import type { Visibility } from '../apps-and-grants/visibility';
+import { visibleBindings, VISIBLE_SQL, whereVisible } from '../apps-and-grants/visibility';
+
+/** A value as the API shows it. */
+export type JsonValue = components['schemas']['ValueValue'];
+
+/** One day's value of one attribute (the spec's Value). */
+export type ValueObject = components['schemas']['Value'];
+
+/** `value_num` may arrive as a JS number (pg) or inside JSON, where Postgres spells NaN/Infinity as strings. */
+function finiteNumber(num: unknown): number | null {
+  const n = typeof num === 'number' ? num : typeof num === 'string' && num.trim() !== '' ? Number(num) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * The stored columns of a day as the API's JSON value for `valueType`. Integer types are rounded,
+ * so a value written while the attribute had a float type still comes back as a JSON integer;
+ * a number stored for a string attribute (its type changed) comes back as its text.
+ */
+export function typedValue(valueType: number, num: unknown, text: unknown): JsonValue {
+  if (isTextValueType(valueType)) {
+    if (typeof text === 'string') return text;
+    const n = finiteNumber(num);
+    return n === null ? null : String(n);
+  }
+  const n = finiteNumber(num) ?? finiteNumber(text);
+  if (n === null) return null;
+  // Math.round(-0.2) is -0, which JSON writes as 0 anyway; `|| 0` keeps it out of comparisons too.
+  return isIntegerValueType(valueType) ? Math.round(n) || 0 : n;
+}
+
+/** The columns that store `value` for an attribute of `valueType` (the inverse of `typedValue`). */
+export function storedValue(valueType: number, value: number | string): { value_num: number | null; value_text: string | null } {
+  return isTextValueType(valueType) ? { value_num: null, value_text: String(value) } : { value_num: Number(value), value_text: null };
+}
+
+export interface ListValuesInput {
+  userId: number;
+  attribute: string;
+  visibility: Visibility;
+  /** Newest date listed, inclusive. */
+  dateMax: string;
+  limit: number;
+  offset: number;
+}
+
+/** Postgres' OFFSET is a bigint; a page number past this is past the end of any list anyway. */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+
+/**
+ * One attribute's stored values up to `dateMax`, newest first, one page of them, with the total.
+ * Days without data are not listed, so the total counts stored values. An unknown attribute, or
+ * one `visibility` hides, has no values. One query: the attribute is found first, then (lateral,
+ * once for it) the total is counted from the primary key's index alone and the page is read
+ * newest first from that index, so only the page's rows are fetched, however long the history
+ * (a page past the end has no rows and so no total; the caller only needs one for page 1, where
+ * no rows means 0).
+ */
+export async function listValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
+  const rows = await hotQuery<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }>(db, LIST_VALUES_SQL, [
+    input.dateMax,
+    input.dateMax,
+    input.limit,
+    Math.min(input.offset, MAX_OFFSET),
+    input.userId,
+    input.attribute,
+    ...visibleBindings(input.visibility),
+  ]);
+  return {
+    count: rows[0]?.total ?? 0,
+    results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
+  };
+}
+
+/** listValues' one statement, of fixed text (a hot read: prepared once per connection). */
+const LIST_VALUES_SQL = `select v.date, v.value_num, v.value_text, a.value_type, n.total
+  from attributes a
+  cross join lateral (
+    select count(*) as total from attribute_values c
+     where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= ?
+  ) as n
+  cross join lateral (
+    select v.date, v.value_num, v.value_text from attribute_values v
+     where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ?
+     order by v.date desc limit ? offset ?
+  ) as v
+ where a.user_id = ? and a.name = ? and ${VISIBLE_SQL}
+ order by v.date desc`;
+
+/**
+ * Version 1's list of one attribute's values (the spec's general rule 5: "version 1 lists every
+ * day in a range, with null for days without data"): one entry per day, newest first, from
+ * `dateMax` back to the attribute's first day of data, `null` on the days between without data.
+ * The range starts at the first stored value because before it there is nothing to list (and no
+ * start date a client could ask for); `count` is the number of days in the range, 0 when the
+ * attribute has no data up to `dateMax`, is unknown, or is one `visibility` hides.
+ *
+ * One query: the attribute with its first stored date (the lowest key of the primary key's index)
+ * and the stored values of the page's days only; the days without data are filled in here.
+ */
+export async function listDailyValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
+  const window = pageDays(input.dateMax, input.offset, input.limit);
+  const attribute = db('attributes as a').where('a.user_id', input.userId).where('a.name', input.attribute);
+  whereVisible(attribute, input.visibility);
+  const row: { value_type: number; first: string | null; stored: Array<{ date: string; num: unknown; text: unknown }> } | undefined = await attribute
+    .select(
+      'a.value_type',
+      db.raw('(select min(f.date) from attribute_values f where f.user_id = a.user_id and f.attribute_id = a.id) as first'),
+      db.raw(
+        `coalesce((
+           select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
+           from attribute_values v
+           where v.user_id = a.user_id and v.attribute_id = a.id and v.date between ? and ?
+         ), '[]'::json) as stored`,
+        [window?.oldest ?? input.dateMax, window?.newest ?? input.dateMax],
+      ),
+    )
+    .first();
+  if (!row || row.first === null || row.first > input.dateMax) return { count: 0, results: [] };
+  const count = daysBetween(row.first, input.dateMax) + 1;
+  if (!window || window.newest < row.first) return { count, results: [] };
+  const byDate = new Map<string, JsonValue>(row.stored.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
+  const days = Math.min(daysBetween(row.first, window.newest), daysBetween(window.oldest, window.newest)) + 1;
+  return { count, results: daysEndingAt(window.newest, days).map((date) => ({ date, value: byDate.get(date) ?? null })) };
+}
+
+/**
+ * The newest and oldest day of a page of a newest-first list of days ending at `dateMax`, cut at
+ * FIRST_DATE; undefined when the page starts before it (past the end of any range).
+ */
+function pageDays(dateMax: string, offset: number, limit: number): { newest: string; oldest: string } | undefined {
+  const daysBefore = daysBetween(FIRST_DATE, dateMax);
+  if (offset > daysBefore) return undefined;
+  const newest = addDays(dateMax, -offset);
+  return { newest, oldest: addDays(newest, -Math.min(limit - 1, daysBefore - offset)) };
+}

@@ -1,0 +1,136 @@
+/**
+ * Creating attributes: from a template, or from a label, an existing group and a value type
+ * (manual by default). The new attribute belongs to the calling service. A created attribute's
+ * name derives from its label (docs/decisions.md, "Values and writes"): lower-cased, runs of characters other than a-z and 0-9
+ * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
+ * underscores for spaces.
+ */
+import type { components } from '../../../../generated/types/v2';
+import type { Knex } from 'knex';
+import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../../db/catalogue';
+import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
+import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
+import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
+import { isCustomTag, TAG_PRIORITY } from '../custom-tag';
+
+export const LABEL_MAX_LENGTH = 100;
+/** Priority of created attributes that are not tags: below 10, so they are shown by default. */
+export const CREATED_PRIORITY = 5;
+
+/** The name a label gives, before clash suffixes. */
+export function nameFromLabel(label: string): string {
+  return label
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // accents off: "Café" -> "cafe"
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+function checkCustomItem(item: Item, index: number): { label: string; group: string; valueType: number } {
+  requireFields(item, index, ['label', 'group', 'value_type']);
+  const label = stringField(item, index, 'label').trim();
+  const group = stringField(item, index, 'group');
+  const valueType = item.value_type;
+  if (typeof valueType !== 'number' || !Number.isInteger(valueType)) {
+    throw new ItemError('invalid_type', `Item ${index}: value_type must be an integer from 0 to 8.`);
+  }
+  if (valueType < 0 || valueType > 8) throw new ItemError('validation', `Item ${index}: value_type must be from 0 to 8.`);
+  if (!(GROUP_NAMES as readonly string[]).includes(group)) throw new ItemError('not_found', `There is no group named ${group}.`);
+  if (label.length === 0 || label.length > LABEL_MAX_LENGTH) {
+    throw new ItemError('validation', `Item ${index}: a label is 1 to ${LABEL_MAX_LENGTH} characters.`);
+  }
+  if (nameFromLabel(label) === '') throw new ItemError('validation', `Item ${index}: the label needs at least one letter or digit.`);
+  return { label, group, valueType };
+}
+
+/**
+ * The name a created attribute gets from its label (docs/decisions.md): the label's name, except that a
+ * template's name stays free for the template's own attribute, so "Steps" becomes `steps_2`.
+ */
+export function createdName(label: string): string {
+  const base = nameFromLabel(label);
+  if (!TEMPLATES_BY_NAME.has(base)) return base;
+  let suffix = 2;
+  while (TEMPLATES_BY_NAME.has(`${base}_${suffix}`)) suffix++;
+  return `${base}_${suffix}`;
+}
+
+/** A label item's success: the item as sent (checkCustomItem made sure of its label, group and value type) with its name. */
+export type CreateSuccess = components['schemas']['CreateSuccess'];
+
+export interface Created {
+  attribute: WritableAttribute;
+  /** A template item: answered with the full attribute object whatever `success_objects` says. */
+  fromTemplate: boolean;
+  /** The item as sent with the created name: a label item's answer (a template item is answered with the full attribute). */
+  item: CreateSuccess;
+}
+
+/** A create item after the checks that need no database: the row it would insert. */
+interface CreateTarget {
+  index: number;
+  row: AttributeRow;
+  fromTemplate: boolean;
+}
+
+function checkCreateItem(item: Item, index: number, context: WriteContext): CreateTarget {
+  const manual = optionalBooleanField(item, index, 'manual') ?? true;
+  if ('template' in item) {
+    const template = templateNamed(stringField(item, index, 'template'));
+    requireWriteScope(context.access, { name: template.name, group_name: template.group, manual });
+    return { index, row: templateAttributeRow(context, template, manual), fromTemplate: true };
+  }
+  const { label, group, valueType } = checkCustomItem(item, index);
+  const name = createdName(label);
+  requireWriteScope(context.access, { name, group_name: group, manual });
+  // Created with the tag priority, it is a tag exactly when the one definition says so.
+  const isTag = isCustomTag({ group, valueType, priority: TAG_PRIORITY });
+  const row: AttributeRow = {
+    user_id: context.userId,
+    name,
+    label,
+    template_name: null,
+    group_name: group,
+    value_type: valueType,
+    priority: isTag ? TAG_PRIORITY : CREATED_PRIORITY,
+    manual,
+    active: true,
+    owner_client_pk: context.clientPk,
+    created_at: context.now,
+  };
+  return { index, row, fromTemplate: false };
+}
+
+function alreadyExists(target: CreateTarget): ItemError {
+  const hint = target.fromTemplate ? ': acquire it instead' : '';
+  return new ItemError('already_exists', `Attribute ${target.row.name} already exists${hint}.`);
+}
+
+/**
+ * `POST /api/2/attributes/create/`: items from a template, or a label, an existing group and a
+ * value type (manual by default). Creating needs the attribute absent (the spec's state table): a
+ * name the person already has, or one an earlier item of the batch takes, fails `already_exists`.
+ * One insert of every new attribute, one record of the services that can handle them.
+ */
+export async function createAttributes(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Created>> {
+  const checked = checkEach(items, (item, index) => checkCreateItem(item, index, context));
+  const targets = passed(checked);
+  if (targets.length === 0) return outcomesAfter<Created>(items, checked).result();
+  return inBatchTransaction(db, async (trx) => {
+    const outcomes = outcomesAfter<Created>(items, checked);
+    const first = new Map<string, CreateTarget>();
+    for (const target of targets) {
+      if (first.has(target.row.name)) outcomes.fail(target.index, alreadyExists(target));
+      else first.set(target.row.name, target);
+    }
+    const created = await insertAttributes(trx, [...first.values()].map((t) => t.row));
+    for (const target of first.values()) {
+      const attribute = created.get(target.row.name);
+      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: { ...(items[target.index] as CreateSuccess), name: attribute.name } });
+      else outcomes.fail(target.index, alreadyExists(target));
+    }
+    await rememberServices(trx, context, [...created.values()].map((a) => a.id));
+    return outcomes.result();
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * Custom tags (docs/decisions.md, "Custom tags"): a tag is an integer attribute of the custom group with
+ * priority 2 or more, 1 on the days it was used. The `custom` string attribute is a convenience
+ * text of a day's tags, kept in step whenever a tag is written, never the source of truth: the
+ * tags with value 1, underscores shown as spaces, joined by ", " in write order, the oldest dropped
+ * until it fits 250 characters.
+ */
+import type { Knex } from 'knex';
+import { PREPARED, sqlArray } from '../../../db/knex';
+import { CUSTOM_GROUP, isCustomTag, TAG_PRIORITY, TAG_VALUE_TYPE } from '../custom-tag';
+import type { WritableAttribute, WriteContext } from './context';
+
+export const CUSTOM_STRING_TEMPLATE = 'custom';
+export const CUSTOM_STRING_MAX_LENGTH = 250;
+
+/** A written attribute is a tag by the one definition (src/domain/tracking/custom-tag.ts). */
+export function isTag(attribute: Pick<WritableAttribute, 'group_name' | 'value_type' | 'priority'>): boolean {
+  return isCustomTag({ group: attribute.group_name, valueType: attribute.value_type, priority: attribute.priority });
+}
+
+/** The day's custom text from its tag names in write order (oldest first). */
+export function customText(tagNames: string[]): string {
+  const labels = tagNames.map((name) => name.replace(/_/g, ' '));
+  while (labels.length > 1 && labels.join(', ').length > CUSTOM_STRING_MAX_LENGTH) labels.shift();
+  const text = labels.join(', ');
+  return text.length > CUSTOM_STRING_MAX_LENGTH ? text.slice(0, CUSTOM_STRING_MAX_LENGTH) : text;
+}
+
+interface DayTagRow {
+  /** 0: the person's `custom` attribute itself (date null); 1: a day's tag or text. */
+  part: number;
+  date: string | null;
+  name: string;
+  attribute_id: number;
+  /** The row is the day's custom text, not a tag. */
+  is_text: boolean;
+}
+
+/** Creates the person's `custom` attribute (owned by the writing service); answers its id. */
+async function createCustomAttribute(trx: Knex.Transaction, context: WriteContext): Promise<number> {
+  const [created] = await trx('attributes')
+    .insert({
+      user_id: context.userId,
+      name: CUSTOM_STRING_TEMPLATE,
+      label: 'Custom tags',
+      template_name: CUSTOM_STRING_TEMPLATE,
+      group_name: CUSTOM_GROUP,
+      value_type: 2,
+      priority: 1,
+      manual: false,
+      owner_client_pk: context.clientPk,
+    })
+    .onConflict(['user_id', 'name'])
+    .ignore()
+    .returning<Array<{ id: number }>>('id');
+  if (created) return created.id;
+  // Made meanwhile by another writer (the insert waited for it to commit): no lock taken on it.
+  return (await trx('attributes').where({ user_id: context.userId, name: CUSTOM_STRING_TEMPLATE }).first<{ id: number }>('id')).id;
+}
+
+/**
+ * Rewrites the `custom` text of the days whose tags changed, after the batch wrote them (the
+ * caller holds those days' locks). One read of the `custom` attribute and the days' tags and
+ * texts, one upsert of the texts. The `custom` attribute is created when the person lacks it and
+ * a tag is used; a day that had text and lost its last tag gets an empty text, since a value is
+ * never set back to null.
+ */
+export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteContext, dates: Iterable<string>): Promise<void> {
+  const days = [...new Set(dates)].sort();
+  const { rows } = await trx
+    .raw(
+      `(select 0 as part, null::date as date, a.name, a.id as attribute_id, false as is_text, null::timestamptz as updated_at
+          from attributes a where a.user_id = ? and a.name = ?)
+       union all
+       (select 1, v.date, a.name, a.id, a.name = ?, v.updated_at
+          from attribute_values v
+          join attributes a on a.user_id = v.user_id and a.id = v.attribute_id
+         where v.user_id = ? and v.date = any(?::date[])
+           and ((a.group_name = ? and a.value_type = ? and a.priority >= ? and v.value_num = 1) or a.name = ?))
+       order by part, date, updated_at, name`,
+      [context.userId, CUSTOM_STRING_TEMPLATE, CUSTOM_STRING_TEMPLATE, context.userId, sqlArray(days), CUSTOM_GROUP, TAG_VALUE_TYPE, TAG_PRIORITY, CUSTOM_STRING_TEMPLATE],
+    )
+    .options(PREPARED);
+  const tagsOf = new Map<string, string[]>(days.map((date) => [date, []]));
+  const withText = new Set<string>();
+  let customId: number | undefined;
+  for (const row of rows as DayTagRow[]) {
+    if (row.part === 0) customId = row.attribute_id;
+    else if (row.is_text) withText.add(row.date!);
+    else tagsOf.get(row.date!)!.push(row.name);
+  }
+  const texts = days.filter((date) => withText.has(date) || tagsOf.get(date)!.length > 0).map((date) => ({ date, text: customText(tagsOf.get(date)!) }));
+  if (texts.length === 0) return;
+  customId ??= await createCustomAttribute(trx, context);
+  await trx
+    .raw(
+      `insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+       select ?, ?, t.date, null, t.text, ? from unnest(?::date[], ?::text[]) with ordinality as t(date, text, position) order by t.position
+       on conflict (user_id, attribute_id, date)
+       do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`,
+      [context.userId, customId, context.now, sqlArray(texts.map((t) => t.date)), sqlArray(texts.map((t) => t.text))],
+    )
+    .options(PREPARED);
+}

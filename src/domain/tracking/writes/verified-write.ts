@@ -1,0 +1,179 @@
+/**
+ * Value batches without a transaction of their own (docs/batch-writes.md, "The one-statement
+ * path"). Most batches a service sends are plain: updates of days, or one increment per day of a
+ * counter, no tags. Their outcome does not depend on what is stored, only on the attributes, so
+ * the attributes are read without locks, the rules run in memory, and ONE statement then takes the
+ * day locks and share locks on those attributes, checks that every attribute the successes relied
+ * on is still exactly as read, and only then upserts the values and marks the days changed. If an
+ * attribute changed in between (an acquire, a release, a settings change), the statement writes
+ * nothing and says so, and the batch runs again on the locked path.
+ */
+import type { Knex } from 'knex';
+import { hotQuery, sqlArray } from '../../../db/knex';
+import { storedValue } from '../values';
+import type { WritableAttribute, WriteContext } from './context';
+import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
+import { isTag } from './custom-tags';
+import { hasRange } from './value-rules';
+
+/** What one item does to one day, after the rules passed it. */
+export interface DayOperation {
+  kind: 'update' | 'increment';
+  attribute: WritableAttribute;
+  date: string;
+  /** The total for an update, the delta for an increment. */
+  amount: number | string;
+}
+
+export const dayKey = (attributeId: number, date: string): string => `${attributeId}|${date}`;
+
+/**
+ * Can the batch take this path? Not with tags (the day's custom text is rebuilt from what is
+ * stored), and a day is either only updated (the last update is its value) or incremented once on
+ * an attribute without a range (the item succeeds whatever the day held; an overflowing float is
+ * an error of the statement, and the locked path then fails that item alone).
+ */
+export function suitsVerifiedWrite(operations: DayOperation[]): boolean {
+  const kinds = new Map<string, { increments: number; updates: number }>();
+  for (const operation of operations) {
+    if (isTag(operation.attribute)) return false;
+    if (operation.kind === 'increment' && hasRange(operation.attribute)) return false;
+    const key = dayKey(operation.attribute.id, operation.date);
+    const seen = kinds.get(key) ?? { increments: 0, updates: 0 };
+    if (operation.kind === 'increment') seen.increments++;
+    else seen.updates++;
+    kinds.set(key, seen);
+  }
+  return [...kinds.values()].every((seen) => seen.increments === 0 || (seen.increments === 1 && seen.updates === 0));
+}
+
+/**
+ * The attributes each person's plain batches named, as last read, so that a service's next batch
+ * of the same attributes needs no read before its statement (docs/batch-writes.md, "Remembered
+ * attributes"). Never trusted: the statement compares every attribute with the database, and a
+ * batch that would fail an item on what is remembered reads afresh instead. Bounded; the oldest
+ * person is dropped first.
+ */
+const remembered = new Map<number, Map<string, WritableAttribute>>();
+const MAX_REMEMBERED_PEOPLE = 2000;
+
+/** The person's attributes `names`, as last read, if every one of them is remembered. */
+export function rememberedAttributes(userId: number, names: Iterable<string>): Map<string, WritableAttribute> | undefined {
+  const known = remembered.get(userId);
+  if (!known) return undefined;
+  const found = new Map<string, WritableAttribute>();
+  for (const name of names) {
+    const attribute = known.get(name);
+    if (!attribute) return undefined;
+    found.set(name, attribute);
+  }
+  return found;
+}
+
+/** Remembers attributes just read (a fresh read replaces what was remembered of them). */
+export function rememberAttributes(userId: number, attributes: Iterable<WritableAttribute>): void {
+  const known = remembered.get(userId) ?? new Map<string, WritableAttribute>();
+  remembered.delete(userId); // re-inserted last: the most recently used person
+  for (const attribute of attributes) known.set(attribute.name, attribute);
+  remembered.set(userId, known);
+  if (remembered.size > MAX_REMEMBERED_PEOPLE) remembered.delete(remembered.keys().next().value!);
+}
+
+/** Forgets what was remembered of the person (it turned out stale). */
+export function forgetAttributes(userId: number): void {
+  remembered.delete(userId);
+}
+
+/** The attributes' columns the rules read, in the order the statement compares them. */
+const COMPARED = ['name', 'template_name', 'group_name', 'value_type', 'priority', 'manual', 'owner_client_pk'] as const;
+const COMPARED_TYPES = ['text', 'text', 'text', 'smallint', 'integer', 'boolean', 'bigint'];
+
+const SORT_DAYS = (a: { attribute: { id: number }; date: string }, b: { attribute: { id: number }; date: string }) =>
+  a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
+
+/**
+ * The bindings `?::bigint[], ?::date[], ?::float8[], ?::text[]` of days' values to upsert, in key
+ * order (attribute, date), so that concurrent batches lock their rows in one order.
+ */
+export function valueRowBindings(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Knex.Value[] {
+  const sorted = [...days].sort(SORT_DAYS);
+  const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.value));
+  return [sqlArray(sorted.map((d) => d.attribute.id)), sqlArray(sorted.map((d) => d.date)), sqlArray(stored.map((s) => s.value_num)), sqlArray(stored.map((s) => s.value_text))];
+}
+
+const STATEMENT = `with ${DAY_LOCKS_CTE},
+  locked as materialized (
+    select a.id, ${COMPARED.map((c) => `a.${c}`).join(', ')}
+      from day_locks, attributes a
+     where a.user_id = ? and a.id = any(?::bigint[])
+     order by a.id
+       for share of a
+  ),
+  fresh as materialized (
+    select count(*) = cardinality(?::bigint[]) as ok
+      from locked l
+      join unnest(?::bigint[], ${COMPARED_TYPES.map((t) => `?::${t}[]`).join(', ')}) as e(id, ${COMPARED.join(', ')})
+        on l.id = e.id and ${COMPARED.map((c) => `l.${c} is not distinct from e.${c}`).join(' and ')}
+  ),
+  set_days as (
+    insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+    select ?, v.attribute_id, v.date, v.value_num, v.value_text, ?
+      from fresh, unnest(?::bigint[], ?::date[], ?::float8[], ?::text[]) with ordinality as v(attribute_id, date, value_num, value_text, position)
+     where fresh.ok
+     order by v.position
+    on conflict (user_id, attribute_id, date)
+    do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at
+    returning date
+  ),
+  added as (
+    insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+    select ?, v.attribute_id, v.date, v.delta, null, ?
+      from fresh, unnest(?::bigint[], ?::date[], ?::float8[]) with ordinality as v(attribute_id, date, delta, position)
+     where fresh.ok
+     order by v.position
+    on conflict (user_id, attribute_id, date)
+    do update set value_num = coalesce(attribute_values.value_num, 0) + excluded.value_num, updated_at = excluded.updated_at
+    returning attribute_id, date, value_num
+  ),
+  changed as (
+    insert into value_changes (user_id, date, changed_at)
+    select distinct ?::bigint, d.date, ?::timestamptz from (select date from set_days union all select date from added) as d order by 2
+    on conflict (user_id, date) do update set changed_at = excluded.changed_at
+  )
+  select fresh.ok, added.attribute_id, added.date, added.value_num from fresh left join added on true`;
+
+/**
+ * Writes the batch's days in one statement if the attributes are still as read. Answers the new
+ * totals of the incremented days (by dayKey), or undefined when something changed and nothing
+ * was written.
+ */
+export async function verifiedWrite(db: Knex, context: WriteContext, operations: DayOperation[]): Promise<Map<string, number> | undefined> {
+  const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
+  const finals = new Map<string, DayOperation>();
+  for (const operation of operations) finals.set(dayKey(operation.attribute.id, operation.date), operation);
+  const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
+  const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
+  const ids = sqlArray(attributes.map((a) => a.id));
+  const rows = await hotQuery<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null }>(db, STATEMENT, [
+      DAY_LOCK_NAMESPACE,
+      sqlArray(dayLockKeys(context.userId, operations.map((o) => o.date))),
+      context.userId,
+      ids,
+      ids,
+      ids,
+      ...COMPARED.map((column) => sqlArray(attributes.map((a) => a[column]))),
+      context.userId,
+      context.now,
+      ...valueRowBindings(updates),
+      context.userId,
+      context.now,
+      sqlArray(increments.map((o) => o.attribute.id)),
+      sqlArray(increments.map((o) => o.date)),
+      sqlArray(increments.map((o) => o.amount as number)),
+      context.userId,
+      context.now,
+  ]);
+  const answer = rows;
+  if (!answer[0]?.ok) return undefined;
+  return new Map(answer.filter((row) => row.attribute_id !== null).map((row) => [dayKey(row.attribute_id!, row.date!), row.value_num!]));
+}
