@@ -68,7 +68,8 @@ async function main(): Promise<void> {
   if (database.embedded && config.demo) {
     demo = await ensureDemoAccount(database.db, secretKey, now());
     // The credentials go to the person at the terminal (printed once, after listening), never into the log.
-    if (demo) logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
+    if (demo)
+      logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
   }
 
   // Derived-data workers and schedules run here unless WORKERS=0 (then `npm run worker` runs them).

@@ -42,7 +42,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError || error instanceof StartRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message =
+    error instanceof ConfigError || error instanceof StartRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`Daybook worker failed to start: ${message}\n`);
   process.exit(1);
 });

@@ -61,7 +61,10 @@ export async function loadDemoData(knex: Knex, userId: number, opts: DemoDataOpt
       .ignore();
     const rows: Array<{ id: number; name: string }> = await trx('attributes')
       .where({ user_id: userId })
-      .whereIn('name', series.map((s) => s.template))
+      .whereIn(
+        'name',
+        series.map((s) => s.template),
+      )
       .select('id', 'name');
     const idByName = new Map(rows.map((r) => [r.name, r.id]));
 
