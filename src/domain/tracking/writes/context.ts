@@ -99,7 +99,11 @@ export function requireOwner(context: WriteContext, attribute: WritableAttribute
 }
 
 /** Records, in one statement, that the service can handle these attributes (docs/decisions.md: it acquired them before). */
-export async function rememberServices(trx: Knex.Transaction, context: WriteContext, attributeIds: Iterable<number>): Promise<void> {
+export async function rememberServices(
+  trx: Knex.Transaction,
+  context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>,
+  attributeIds: Iterable<number>,
+): Promise<void> {
   const ids = [...new Set(attributeIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;
   await trx

@@ -39,8 +39,8 @@ export function templateNamed(name: string): TemplateDef {
 /** A new attribute's row, as inserted. */
 export type AttributeRow = Record<string, unknown> & { name: string };
 
-/** The row a template's attribute starts as, owned by the calling service. */
-export function templateAttributeRow(context: WriteContext, template: TemplateDef, manual: boolean): AttributeRow {
+/** The row a template's attribute starts as, owned by the calling service (the API's creation and the demo loader). */
+export function templateAttributeRow(context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>, template: TemplateDef, manual: boolean): AttributeRow {
   return {
     user_id: context.userId,
     name: template.name,
