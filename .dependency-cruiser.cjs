@@ -30,7 +30,9 @@ module.exports = {
       comment: 'The statistics read arrays: no database, HTTP, jobs or process state.',
       severity: 'error',
       from: { path: PURE_STATISTICS },
-      to: { path: '^src/(db/knex|db/migrat|http/|api/|web/|oauth/|jobs/|bin/|demo/|analytics/(store|derive|load|run-many))|^src/(deps|database|config)[.]ts$|(^|/)node_modules/(knex|pg|pg-boss|koa)/' },
+      to: {
+        path: '^src/(db/knex|db/migrat|http/|api/|web/|oauth/|jobs/|bin/|demo/|analytics/(store|derive|load|run-many))|^src/(deps|database|config)[.]ts$|(^|/)node_modules/(knex|pg|pg-boss|koa)/',
+      },
     },
     {
       name: 'handlers-write-no-sql',

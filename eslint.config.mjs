@@ -6,8 +6,14 @@ import tseslint from 'typescript-eslint';
 
 /** Query-builder calls a handler or page must leave to a domain function. */
 const NO_SQL_IN_HANDLERS = [
-  { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='db']", message: 'Handlers and pages call domain functions; SQL lives in src/domain/ (docs/architecture.md).' },
-  { selector: "CallExpression[callee.object.property.name='db'][callee.property.name=/^(transaction|raw|select|insert|update|delete|from)$/]", message: 'Handlers and pages call domain functions; SQL lives in src/domain/ (docs/architecture.md).' },
+  {
+    selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='db']",
+    message: 'Handlers and pages call domain functions; SQL lives in src/domain/ (docs/architecture.md).',
+  },
+  {
+    selector: "CallExpression[callee.object.property.name='db'][callee.property.name=/^(transaction|raw|select|insert|update|delete|from)$/]",
+    message: 'Handlers and pages call domain functions; SQL lives in src/domain/ (docs/architecture.md).',
+  },
 ];
 
 export default tseslint.config(
@@ -15,7 +21,31 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', __dirname: 'readonly', require: 'readonly', module: 'writable', fetch: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', performance: 'readonly', queueMicrotask: 'readonly' } },
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        __dirname: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        structuredClone: 'readonly',
+        performance: 'readonly',
+        queueMicrotask: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
     },

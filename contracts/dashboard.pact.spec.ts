@@ -118,7 +118,12 @@ describe('a read-only dashboard', () => {
       .willRespondWith({
         status: 200,
         headers: json,
-        body: { count: M.integer(14), next: pageUrl(route, 'attribute=steps&limit=7', 2), previous: null, results: M.eachLike({ date: date(), value: M.integer(8000) }, 7) },
+        body: {
+          count: M.integer(14),
+          next: pageUrl(route, 'attribute=steps&limit=7', 2),
+          previous: null,
+          results: M.eachLike({ date: date(), value: M.integer(8000) }, 7),
+        },
       });
     given(STATES.fortnight)
       .uponReceiving('a request for the second and last page of the steps values')
@@ -126,7 +131,12 @@ describe('a read-only dashboard', () => {
       .willRespondWith({
         status: 200,
         headers: json,
-        body: { count: M.integer(14), next: null, previous: listUrl(route, '?attribute=steps&limit=7'), results: M.eachLike({ date: date('2026-11-13'), value: M.integer(8000) }, 7) },
+        body: {
+          count: M.integer(14),
+          next: null,
+          previous: listUrl(route, '?attribute=steps&limit=7'),
+          results: M.eachLike({ date: date('2026-11-13'), value: M.integer(8000) }, 7),
+        },
       });
     await pact.executeTest(async (server) => {
       const api = client(server.url);
@@ -171,7 +181,11 @@ describe('a read-only dashboard', () => {
     given(STATES.derived)
       .uponReceiving('a request for the five-star correlations')
       .withRequest({ method: 'GET', path: '/api/2/correlations/', query: { confident: '1' }, headers: auth })
-      .willRespondWith({ status: 200, headers: json, body: { count: M.integer(1), next: null, previous: null, results: M.eachLike({ ...correlation, stars: M.equal(5) }) } });
+      .willRespondWith({
+        status: 200,
+        headers: json,
+        body: { count: M.integer(1), next: null, previous: null, results: M.eachLike({ ...correlation, stars: M.equal(5) }) },
+      });
     await pact.executeTest(async (server) => {
       const result = await client(server.url).correlations({ confident: '1' });
       expect(result.ok && result.data.results.every((c) => c.stars === 5)).toBe(true);
@@ -219,7 +233,14 @@ describe('a read-only dashboard', () => {
               name: M.string('record_high'),
               period: M.integer(1),
               priority: M.equal(2),
-              attribute: { name: M.string('steps'), label: M.string('Steps'), group: group('activity', 'Activity', 1), priority: M.integer(1), value_type: M.integer(0), value_type_description: M.string('Integer') },
+              attribute: {
+                name: M.string('steps'),
+                label: M.string('Steps'),
+                group: group('activity', 'Activity', 1),
+                priority: M.integer(1),
+                value_type: M.integer(0),
+                value_type_description: M.string('Integer'),
+              },
             },
             html: M.string('<p>Yesterday you walked <strong>12,000</strong> steps, your highest in a year.</p>'),
             text: M.string('Yesterday you walked 12,000 steps, your highest in a year.'),

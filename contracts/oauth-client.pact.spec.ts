@@ -75,7 +75,11 @@ describe('an OAuth2 client', () => {
         headers: form,
         body: { grant_type: 'authorization_code', code: 'a-code-that-was-never-issued', redirect_uri: REDIRECT_URI, ...clientCredentials },
       })
-      .willRespondWith({ status: 400, headers: json, body: { error: 'invalid_grant', error_description: M.string('The authorisation code is invalid, expired or already used.') } });
+      .willRespondWith({
+        status: 400,
+        headers: json,
+        body: { error: 'invalid_grant', error_description: M.string('The authorisation code is invalid, expired or already used.') },
+      });
     await pact.executeTest(async (server) => {
       const result = await client(server.url).exchangeCode({ code: 'a-code-that-was-never-issued', redirectUri: REDIRECT_URI });
       expect(result.ok).toBe(false);

@@ -36,7 +36,9 @@ async function put(path, body) {
   if (!response.ok) throw new Error(`PUT ${path} answered ${response.status}: ${(await response.text()).slice(0, 500)}`);
 }
 
-for (const file of readdirSync(dir).filter((name) => name.endsWith('.json')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((name) => name.endsWith('.json'))
+  .sort()) {
   const pact = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   const consumer = encodeURIComponent(pact.consumer.name);
   const provider = encodeURIComponent(pact.provider.name);

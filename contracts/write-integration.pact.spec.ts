@@ -83,7 +83,11 @@ describe('a write integration', () => {
     given(STATES.ownsSteps, STATES.walkedToday)
       .uponReceiving("a request to add 500 to today's steps")
       .withRequest({ method: 'POST', path: '/api/2/attributes/increment/', headers, body: [{ name: 'steps', value: M.integer(500) }] })
-      .willRespondWith({ status: 200, headers: json, body: { success: [{ name: 'steps', value: M.integer(500), date: date(), current: M.integer(4500) }], failed: [] } });
+      .willRespondWith({
+        status: 200,
+        headers: json,
+        body: { success: [{ name: 'steps', value: M.integer(500), date: date(), current: M.integer(4500) }], failed: [] },
+      });
     await pact.executeTest(async (server) => {
       const result = await client(server.url).increment([{ name: 'steps', value: 500 }]);
       expect(result.ok && result.data.success[0].current).toBe(4500);

@@ -81,7 +81,10 @@ const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a
 function hostList(env: NodeJS.ProcessEnv, name: string): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return [];
-  const hosts = raw.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '');
+  const hosts = raw
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '');
   const bad = hosts.find((host) => !HOST_NAME.test(host));
   if (bad !== undefined) throw new ConfigError(`${name} must be host names separated by commas (no scheme, port or path); got "${bad}".`);
   return hosts;

@@ -19,7 +19,8 @@ export const pageUrl = (route: string, query: string, page: number) =>
   M.regex(`^https?://[^/]+${route.replace(/[.?]/g, '\\$&')}\\?(.*&)?page=${page}(&.*)?$`, `https://daybook.example.org${route}?${query}&page=${page}`);
 
 /** Any absolute URL of a v2 list at `route` (the previous page of page 2 may leave `page` out). */
-export const listUrl = (route: string, example: string) => M.regex(`^https?://[^/]+${route.replace(/[.?]/g, '\\$&')}(\\?.*)?$`, `https://daybook.example.org${route}${example}`);
+export const listUrl = (route: string, example: string) =>
+  M.regex(`^https?://[^/]+${route.replace(/[.?]/g, '\\$&')}(\\?.*)?$`, `https://daybook.example.org${route}${example}`);
 
 /** `Authorization: Bearer <token>` whatever the token (the verification sends a real one). */
 export const bearer = (example: string) => M.regex('^Bearer [A-Za-z0-9._~+/=-]+$', `Bearer ${example}`);

@@ -57,7 +57,8 @@ export function pactDifferences(committed: PactFile | undefined, generated: Pact
     else if (before.get(key) !== value) lines.push(`changed: ${name(key)}`);
   }
   for (const key of before.keys()) if (!after.has(key)) lines.push(`removed: ${name(key)}`);
-  if (committed.consumer.name !== generated.consumer.name || committed.provider.name !== generated.provider.name) lines.push('consumer or provider name changed');
+  if (committed.consumer.name !== generated.consumer.name || committed.provider.name !== generated.provider.name)
+    lines.push('consumer or provider name changed');
   return lines;
 }
 

@@ -55,7 +55,12 @@ export function strengthFor(r: number): string {
  * Offset -1 reads in time order, the later day first: "<attribute2 more or less> on days after
  * <attribute more>". The sign of r picks "more" or "less" for attribute2.
  */
-export function sentenceFor(attribute: SeriesAttribute, attribute2: SeriesAttribute, offset: Offset, r: number): { text: string; elements: [string, string, string] } {
+export function sentenceFor(
+  attribute: SeriesAttribute,
+  attribute2: SeriesAttribute,
+  offset: Offset,
+  r: number,
+): { text: string; elements: [string, string, string] } {
   const first = phrasingFor(attribute).more;
   const second = r >= 0 ? phrasingFor(attribute2).more : phrasingFor(attribute2).less;
   const elements: [string, string, string] = offset === 0 ? [first, 'when', second] : [second, 'on days after', first];

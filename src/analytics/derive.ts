@@ -20,7 +20,6 @@ import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
 import { recordDerivedUpdated } from '../domain/webhooks/record';
 import { ADVISORY_LOCKS } from '../db/advisory-locks';
 
-
 /** Test seams: run inside the transaction at the named point (a test throws or kills the connection here). */
 export interface DeriveHooks {
   /** After the week's averages and correlations are written, before insights and commit. */

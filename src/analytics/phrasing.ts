@@ -156,7 +156,5 @@ export function growsDuringTheDay(attribute: PhrasedAttribute): boolean {
 
 /** The template's clauses are defined for every numeric template (for the unit test). */
 export function templatesWithoutPhrasing(): string[] {
-  return [...TEMPLATES_BY_NAME.values()]
-    .filter((t) => t.valueType !== VALUE_TYPES.string && !TEMPLATE_PHRASES[t.name])
-    .map((t) => t.name);
+  return [...TEMPLATES_BY_NAME.values()].filter((t) => t.valueType !== VALUE_TYPES.string && !TEMPLATE_PHRASES[t.name]).map((t) => t.name);
 }

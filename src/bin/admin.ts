@@ -119,7 +119,9 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
     const user = await userNamed(database, one(flags, 'username', true));
     const client = await findClientByClientId(database.db, one(flags, 'client', true));
     if (!client) throw new UsageError(`No client with id ${one(flags, 'client', true)}.`);
-    const scopes = one(flags, 'scope', true).split(/[\s+]+/).filter(Boolean);
+    const scopes = one(flags, 'scope', true)
+      .split(/[\s+]+/)
+      .filter(Boolean);
     const unknown = scopes.filter((scope) => !ALL_SCOPE_NAMES.includes(scope));
     if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`Unknown scopes: ${unknown.join(', ') || '(none given)'}.`);
     return issueTokens(database.db, { userId: user.id, clientPk: client.id, scopes, now: new Date() });
@@ -142,13 +144,18 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
     const password = given ?? newSecret(12);
     const sessionsEnded = await setPassword(database.db, user.id, password);
     // A generated password is printed this once (the operator passes it on); a given one never is.
-    return given === undefined ? { username: user.username, sessions_ended: sessionsEnded, password } : { username: user.username, sessions_ended: sessionsEnded };
+    return given === undefined
+      ? { username: user.username, sessions_ended: sessionsEnded, password }
+      : { username: user.username, sessions_ended: sessionsEnded };
   },
   async 'add-webhook'(database, flags) {
     onlyFlags(flags, ['client', 'url', 'events']);
     const client = await findClientByClientId(database.db, one(flags, 'client', true));
     if (!client) throw new UsageError(`No client with id ${one(flags, 'client', true)}.`);
-    const events = one(flags, 'events', true).split(',').map((e) => e.trim()).filter(Boolean);
+    const events = one(flags, 'events', true)
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     const endpoint = await createEndpoint(database.db, client.id, { url: one(flags, 'url', true), events }, loadConfig().webhooks.allowLoopback);
     return { id: endpoint.public_id, secret: endpoint.secret };
   },

@@ -40,7 +40,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     let people: Array<{ id: number; username: string }>;
     if (wanted.all) {
-      people = await database.db('users as u')
+      people = await database
+        .db('users as u')
         .whereExists((q) => q.select(database.db.raw('1')).from('attribute_values as v').whereRaw('v.user_id = u.id'))
         .orderBy('u.id')
         .select('u.id', 'u.username');

@@ -5,8 +5,9 @@
  * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
  */
 import net from 'node:net';
-import { assertServable, ConfigError, loadConfig } from '../config';
+import { assertServable, loadConfig } from '../config';
 import { createLogger } from '../logger';
+import { runProcess, stopOnSignals } from '../process-lifecycle';
 import { openDatabase } from '../database';
 import { resolveSecretKey } from '../secret-key';
 import { createApp } from '../app';
@@ -68,7 +69,8 @@ async function main(): Promise<void> {
   if (database.embedded && config.demo) {
     demo = await ensureDemoAccount(database.db, secretKey, now());
     // The credentials go to the person at the terminal (printed once, after listening), never into the log.
-    if (demo) logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
+    if (demo)
+      logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
   }
 
   // Derived-data workers and schedules run here unless WORKERS=0 (then `npm run worker` runs them).
@@ -107,11 +109,7 @@ async function main(): Promise<void> {
   // After listening, so that a first start answers at once; /docs/ says 503 until the pages are built.
   const docsBuild = buildDocsInBackground(logger);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'stopping: finishing requests in flight');
+  stopOnSignals(logger, { stopping: 'stopping: finishing requests in flight', stopped: 'stopped' }, async () => {
     docsBuild.stop();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -121,22 +119,7 @@ async function main(): Promise<void> {
     // Running jobs finish (or roll back and are retried later); then the queue's pool closes.
     await jobs?.stop(config.shutdownTimeoutMs).catch((error: unknown) => logger.error({ err: error }, 'stopping the job workers failed'));
     await database.close();
-    logger.info('stopped');
-    logger.flush();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  // A promise rejected outside any request (a pool error, a timer) is logged; it must not take the
-  // service down with it. Request errors never get here: the error mapper answers them.
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  });
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof StartRefused) {
-    process.stderr.write(`Daybook cannot start: ${error.message}\n`);
-  } else {
-    process.stderr.write(`Daybook failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  }
-  process.exit(1);
-});
+runProcess(main, { refused: 'Daybook cannot start', failed: 'Daybook failed to start' });

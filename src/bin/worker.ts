@@ -4,11 +4,11 @@
  * the embedded PostgreSQL under DATA_DIR (reused when the service is running). SIGTERM/SIGINT let
  * running jobs finish (a job cut short rolls back and is retried), then exit 0.
  */
-import { ConfigError, loadConfig } from '../config';
+import { loadConfig } from '../config';
 import { createLogger } from '../logger';
+import { runProcess, stopOnSignals } from '../process-lifecycle';
 import { openDatabase } from '../database';
 import { startJobs } from '../jobs/queues';
-import { StartRefused } from '../db/folder-lock';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -25,24 +25,10 @@ async function main(): Promise<void> {
   });
   logger.info({ database: database.description, concurrency: config.workerConcurrency }, `Daybook worker running using ${database.description}`);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker stopping: finishing running jobs');
+  stopOnSignals(logger, { stopping: 'worker stopping: finishing running jobs', stopped: 'worker stopped' }, async () => {
     await jobs.stop(config.shutdownTimeoutMs);
     await database.close();
-    logger.info('worker stopped');
-    logger.flush();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  });
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof ConfigError || error instanceof StartRefused ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`Daybook worker failed to start: ${message}\n`);
-  process.exit(1);
-});
+runProcess(main, { refused: 'Daybook worker failed to start', failed: 'Daybook worker failed to start' });

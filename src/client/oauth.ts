@@ -76,7 +76,12 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       });
     },
     refresh(refreshToken, refreshOptions = {}) {
-      return token({ grant_type: 'refresh_token', refresh_token: refreshToken, ...credentials, ...(refreshOptions.scope ? { scope: refreshOptions.scope } : {}) });
+      return token({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        ...credentials,
+        ...(refreshOptions.scope ? { scope: refreshOptions.scope } : {}),
+      });
     },
   };
 }

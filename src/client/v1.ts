@@ -53,7 +53,8 @@ export function createV1Client(options: V1ClientOptions): V1Client {
       run<'listUserAttributes'>(() => api.GET('/api/1/users/{username}/attributes/', { params: { path: { username }, query } })),
     attributeValues: (attribute, query = {}, username = SELF) =>
       run<'listUserAttributeValues'>(() => api.GET('/api/1/users/{username}/attributes/{attribute}/', { params: { path: { username, attribute }, query } })),
-    insights: (query = {}, username = SELF) => run<'listUserInsights'>(() => api.GET('/api/1/users/{username}/insights/', { params: { path: { username }, query } })),
+    insights: (query = {}, username = SELF) =>
+      run<'listUserInsights'>(() => api.GET('/api/1/users/{username}/insights/', { params: { path: { username }, query } })),
     averages: (username = SELF) => run<'listUserAverages'>(() => api.GET('/api/1/users/{username}/averages/', { params: { path: { username } } })),
     simpleToken: (body) => run<'createSimpleToken'>(() => api.POST('/api/1/auth/simple-token/', { body, bodySerializer: formBody, headers: FORM_HEADERS })),
   };

@@ -26,7 +26,9 @@ export type QueryOf<K extends OperationId> = NonNullable<operations[K]['paramete
  * A paged list with `results` typed by its items: the generated type intersects the envelope's
  * `results: unknown[]` with the list's own, which array methods would see as `unknown`.
  */
-export type TidyPaged<T> = T extends { count: number; results: infer R } ? Omit<T, 'results'> & { results: Array<R extends ReadonlyArray<unknown> ? R[number] : never> } : T;
+export type TidyPaged<T> = T extends { count: number; results: infer R }
+  ? Omit<T, 'results'> & { results: Array<R extends ReadonlyArray<unknown> ? R[number] : never> }
+  : T;
 /** The JSON body an operation answers on success (a batch's 200 and 202 share it). */
 export type ResultOf<K extends OperationId> = TidyPaged<JsonOf<operations[K]['responses'] extends { 200: infer R } ? R : never>>;
 /** The JSON array body of a batch write. */
@@ -151,10 +153,20 @@ export function createDaybookClient(options: DaybookClientOptions): DaybookClien
     update: (items) => run<'updateAttributeValues'>(() => api.POST('/api/2/attributes/update/', { body: items })),
     increment: (items) => run<'incrementAttributeValues'>(() => api.POST('/api/2/attributes/increment/', { body: items })),
     acquire: (items, { successObjects } = {}) =>
-      run<'acquireAttributes'>(() => api.POST('/api/2/attributes/acquire/', { body: items, params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } } })),
+      run<'acquireAttributes'>(() =>
+        api.POST('/api/2/attributes/acquire/', {
+          body: items,
+          params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } },
+        }),
+      ),
     release: (items) => run<'releaseAttributes'>(() => api.POST('/api/2/attributes/release/', { body: items })),
     create: (items, { successObjects } = {}) =>
-      run<'createAttributes'>(() => api.POST('/api/2/attributes/create/', { body: items, params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } } })),
+      run<'createAttributes'>(() =>
+        api.POST('/api/2/attributes/create/', {
+          body: items,
+          params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } },
+        }),
+      ),
     correlations: (query = {}) => run<'listCorrelations'>(() => api.GET('/api/2/correlations/', { params: { query } })),
     correlationCombo: (query) => run<'getCorrelationCombo'>(() => api.GET('/api/2/correlations/combo/', { params: { query } })),
     averages: (query = {}) => run<'listAverages'>(() => api.GET('/api/2/averages/', { params: { query } })),

@@ -122,8 +122,7 @@ export interface TemplateDef {
   readonly note?: string;
 }
 
-const { integer: INT, float: FLOAT, string: STR, period: PERIOD, timeOfDay: TOD, percentage: PCT, timeFromMidday: TOD_NOON } =
-  VALUE_TYPES;
+const { integer: INT, float: FLOAT, string: STR, period: PERIOD, timeOfDay: TOD, percentage: PCT, timeFromMidday: TOD_NOON } = VALUE_TYPES;
 
 /** Compact row: [name, label, group, value type, priority, unit, note?]. One line per template reads best. */
 type Row = [string, string, GroupName, ValueType, number, string | null, string?];

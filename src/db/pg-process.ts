@@ -47,7 +47,13 @@ function notRun(program: string, error: NodeJS.ErrnoException): StartRefused {
  * Creates the cluster in `dir` (an empty folder the cluster's user owns) with the superuser
  * `postgres` and `password`, UTF-8, scram-sha-256 logins.
  */
-export async function initCluster(programs: string, dir: string, password: string, who: ClusterUser | undefined, onLog?: (line: string) => void): Promise<void> {
+export async function initCluster(
+  programs: string,
+  dir: string,
+  password: string,
+  who: ClusterUser | undefined,
+  onLog?: (line: string) => void,
+): Promise<void> {
   // initdb reads the password from a file: one only the cluster's user can read, deleted at once.
   const passwordFile = `${dir}.initdb-password`;
   fs.writeFileSync(passwordFile, password + '\n', { mode: 0o600 });

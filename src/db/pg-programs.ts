@@ -39,7 +39,9 @@ export function clusterUser(): ClusterUser | undefined {
   if (user) return user;
   if (idOf('-u') === undefined) {
     try {
-      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
     } catch (error) {
       const reason = String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim();
       throw new StartRefused(

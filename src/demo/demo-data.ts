@@ -5,6 +5,8 @@
 import type { Knex } from 'knex';
 import { DEMO_SERVICE, TEMPLATES_BY_NAME, isTextValueType } from '../db/catalogue';
 import { generateDemoData, type DemoDataOptions } from './demo-generator';
+import { insertAttributes, templateAttributeRow } from '../domain/tracking/writes/ownership';
+import { rememberServices } from '../domain/tracking/writes/context';
 
 export {
   DEFAULT_DEMO_TEMPLATES,
@@ -40,35 +42,26 @@ export async function loadDemoData(knex: Knex, userId: number, opts: DemoDataOpt
     if (!service) throw new Error(`built-in service ${DEMO_SERVICE.name} is missing: run seedCatalogue first`);
 
     if (series.length === 0) return { attributes: 0, values: 0 };
-    await trx('attributes')
-      .insert(
-        series.map((s) => {
-          const template = TEMPLATES_BY_NAME.get(s.template)!;
-          return {
-            user_id: userId,
-            name: template.name,
-            label: template.label,
-            template_name: template.name,
-            group_name: template.group,
-            value_type: template.valueType,
-            priority: template.priority,
-            manual: false,
-            owner_client_pk: service.id,
-          };
-        }),
-      )
-      .onConflict(['user_id', 'name'])
-      .ignore();
+    // The same creation as the API's (createAttributes, domain/tracking/writes/create.ts): a template's row owned by the
+    // demo service, which is then recorded as able to handle it. Existing attributes keep theirs.
+    const owner = { userId, clientPk: service.id, now: new Date() };
+    await insertAttributes(
+      trx,
+      series.map((s) => templateAttributeRow(owner, TEMPLATES_BY_NAME.get(s.template)!, false)),
+    );
     const rows: Array<{ id: number; name: string }> = await trx('attributes')
       .where({ user_id: userId })
-      .whereIn('name', series.map((s) => s.template))
+      .whereIn(
+        'name',
+        series.map((s) => s.template),
+      )
       .select('id', 'name');
     const idByName = new Map(rows.map((r) => [r.name, r.id]));
-
-    await trx('attribute_services')
-      .insert(rows.map((r) => ({ user_id: userId, attribute_id: r.id, client_pk: service.id })))
-      .onConflict(['user_id', 'attribute_id', 'client_pk'])
-      .ignore();
+    await rememberServices(
+      trx,
+      owner,
+      rows.map((r) => r.id),
+    );
 
     const values = series.flatMap((s) => {
       const text = isTextValueType(s.valueType);

@@ -102,12 +102,10 @@ function daily(missing: number, value: (rng: Rng, day: DemoDay, i: number, ctx: 
 }
 
 /** Integer ~ N(mean, sd) clamped to [lo, hi]. */
-const intNormal = (mean: number, sd: number, lo: number, hi: number) =>
-  daily(0.05, (r) => Math.round(clamp(r.normal(mean, sd), lo, hi)));
+const intNormal = (mean: number, sd: number, lo: number, hi: number) => daily(0.05, (r) => Math.round(clamp(r.normal(mean, sd), lo, hi)));
 
 /** Float ~ N(mean, sd) clamped to [lo, hi], rounded to dp decimals. */
-const floatNormal = (mean: number, sd: number, lo: number, hi: number, dp = 1) =>
-  daily(0.05, (r) => round(clamp(r.normal(mean, sd), lo, hi), dp));
+const floatNormal = (mean: number, sd: number, lo: number, hi: number, dp = 1) => daily(0.05, (r) => round(clamp(r.normal(mean, sd), lo, hi), dp));
 
 /** Activities done on some days: with chance pDone ~ N(mean, sd) within [lo, hi] (dp decimals), else 0. */
 const someDays = (pDone: number, mean: number, sd: number, lo: number, hi: number, dp = 0) =>
@@ -169,9 +167,7 @@ const TAGS = ['work', 'gym', 'friends', 'family', 'travel', 'reading', 'headache
 export const DEMO_MODELS: Readonly<Record<string, DemoModel>> = {
   // activity: steps and active energy are a planted pair
   steps: daily(0.04, (_r, _d, i, ctx) => ctx.drivers.steps[i]),
-  active_energy: daily(0.04, (r, _d, i, ctx) =>
-    round(clamp(150 + 0.17 * ctx.drivers.steps[i] + r.normal(0, 200), 200, 4000), 1),
-  ),
+  active_energy: daily(0.04, (r, _d, i, ctx) => round(clamp(150 + 0.17 * ctx.drivers.steps[i] + r.normal(0, 200), 200, 4000), 1)),
   steps_active_min: intNormal(55, 20, 5, 180),
   steps_distance: floatNormal(5.2, 1.8, 1, 12, 2),
   floors: intNormal(10, 5, 0, 40),

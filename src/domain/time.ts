@@ -43,7 +43,10 @@ function formatFor(zone: string): Intl.DateTimeFormat {
 /** The zone's UTC offset at `instant`, in seconds east of UTC, from Intl (the authority on zones). */
 function offsetFromIntl(instant: Date, zone: string): number {
   // timeZoneName 'longOffset' is "GMT+13:00", "GMT-03:30", "GMT+00:19:32" (old local mean times), or plain "GMT".
-  const name = formatFor(zone).formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  const name =
+    formatFor(zone)
+      .formatToParts(instant)
+      .find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
   const match = /^GMT([+-])(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(name);
   if (!match) return 0;
   return (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0));

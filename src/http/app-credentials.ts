@@ -22,7 +22,11 @@ export async function authenticateApp(db: Knex, header: string): Promise<{ app?:
   if (!credentials) return { problem: appCredentialsNeeded('The HTTP Basic credentials are malformed: send base64(client_id:client_secret).') };
   const client = await findClientByClientId(db, credentials.id);
   if (!client || client.builtin || !client.confidential || !client.secret_hash || !credentialMatches(credentials.secret, client.secret_hash)) {
-    return { problem: appCredentialsNeeded('Client authentication failed: unknown client_id or wrong client_secret (public clients have no secret and cannot use this).') };
+    return {
+      problem: appCredentialsNeeded(
+        'Client authentication failed: unknown client_id or wrong client_secret (public clients have no secret and cannot use this).',
+      ),
+    };
   }
   return { app: client };
 }

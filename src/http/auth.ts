@@ -31,11 +31,19 @@ function invalidBearer(detail: string): HttpError {
 
 /** Does this Bearer credential exist as a simple token? (Only to say which scheme to use.) */
 async function isSimpleToken(db: Knex, token: string): Promise<boolean> {
-  return Boolean(await db('users').where({ simple_token_hash: hashCredential(token) }).first('id'));
+  return Boolean(
+    await db('users')
+      .where({ simple_token_hash: hashCredential(token) })
+      .first('id'),
+  );
 }
 
 async function isAccessToken(db: Knex, token: string): Promise<boolean> {
-  return Boolean(await db('tokens').where({ access_hash: hashCredential(token) }).first('id'));
+  return Boolean(
+    await db('tokens')
+      .where({ access_hash: hashCredential(token) })
+      .first('id'),
+  );
 }
 
 /** Does the request's operation (matched before authentication) take the app's client credentials? */

@@ -15,7 +15,10 @@ import type Koa from 'koa';
 function forwardedFor(ctx: Koa.Context): string[] {
   const raw = ctx.req.headers['x-forwarded-for'];
   const joined = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
-  return joined.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return joined
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
 
 /** `::ffff:1.2.3.4` (an IPv4 peer on a dual-stack socket) is 1.2.3.4. */

@@ -22,8 +22,17 @@ const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
 const ALLOWED_METHODS = 'GET, HEAD, POST';
 /** Response fields beyond the CORS-safelisted ones that clients need: pacing, errors, paging by redirect, deprecation. */
 const EXPOSED_HEADERS = [
-  'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After',
-  'WWW-Authenticate', 'X-Request-Id', 'Location', 'Deprecation', 'Link',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'WWW-Authenticate',
+  'X-Request-Id',
+  'Location',
+  'Deprecation',
+  'Link',
 ].join(', ');
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;

@@ -45,7 +45,8 @@ export function buildDocsInBackground(logger: Logger): { stop(): void } {
   child.once('close', (code, signal) => {
     running = undefined;
     if (code === 0) logger.info({ ms: Date.now() - began }, 'Documentation pages built: /docs/ serves them');
-    else if (!signal) logger.warn({ code, detail: errors.trim() }, 'The documentation pages could not be built; /docs/ answers 404 until `npm run docs` builds them');
+    else if (!signal)
+      logger.warn({ code, detail: errors.trim() }, 'The documentation pages could not be built; /docs/ answers 404 until `npm run docs` builds them');
   });
   logger.info('Building the documentation pages in the background; /docs/ answers 503 until they are ready');
   return {

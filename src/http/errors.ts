@@ -27,8 +27,7 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (detail: string, errors?: FieldProblem[]) => new HttpError(400, detail, { errors });
-export const unauthorized = (detail: string, challenge: string) =>
-  new HttpError(401, detail, { headers: { 'WWW-Authenticate': challenge } });
+export const unauthorized = (detail: string, challenge: string) => new HttpError(401, detail, { headers: { 'WWW-Authenticate': challenge } });
 export const forbidden = (detail: string) => new HttpError(403, detail);
 export const notFound = (detail = 'Not found.') => new HttpError(404, detail);
 export const invalidPage = () => new HttpError(404, 'Invalid page.');

@@ -20,8 +20,7 @@ export function isLoopbackHost(name: string): boolean {
   return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
-export const UNKNOWN_HOST =
-  'This service does not answer to the host name in the request. An operator sets PUBLIC_URL, or lists the name in ALLOWED_HOSTS.';
+export const UNKNOWN_HOST = 'This service does not answer to the host name in the request. An operator sets PUBLIC_URL, or lists the name in ALLOWED_HOSTS.';
 
 /**
  * Refuses requests for hosts the service does not answer to (nothing to check when `publicUrl` is

@@ -27,7 +27,13 @@ async function databaseAnswers(db: Knex, timeoutMs: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
   try {
-    return await Promise.race([db.raw('SELECT 1').then(() => true, () => false), timeout]);
+    return await Promise.race([
+      db.raw('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -8,7 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Koa from 'koa';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as ApiContext, type Document, type Operation, type Request as ApiRequest } from 'openapi-backend';
+import {
+  OpenAPIBackend,
+  OpenAPIValidator,
+  type AjvCustomizer,
+  type Context as ApiContext,
+  type Document,
+  type Operation,
+  type Request as ApiRequest,
+} from 'openapi-backend';
 import { BUNDLES_DIR } from '../paths';
 import { badRequest, forbidden, HttpError, methodNotAllowed, type FieldProblem } from './errors';
 import { credentialsMissing } from './auth';
@@ -69,7 +77,10 @@ function validationFailed(c: ApiContext): never {
   const summary = first
     ? `Invalid ${first.in === 'body' ? 'request body' : `${first.in} parameter`} ${first.in === 'body' ? first.name : first.name}: ${first.message}.`
     : 'The request is invalid.';
-  throw badRequest(problems.length > 1 ? `${summary} (${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} listed in errors.)` : summary, problems);
+  throw badRequest(
+    problems.length > 1 ? `${summary} (${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} listed in errors.)` : summary,
+    problems,
+  );
 }
 
 /** Each security scheme of the documents is satisfied by one kind of principal (`authorized`). */
@@ -143,7 +154,10 @@ export async function createBackend(name: ApiName, handlers: HandlerMap): Promis
   });
   api.validator.preCompileRequestValidators();
   api.validate = true;
-  const unhandled = api.getOperations().map((op) => op.operationId as string).filter((id) => !(id in handlers));
+  const unhandled = api
+    .getOperations()
+    .map((op) => op.operationId as string)
+    .filter((id) => !(id in handlers));
   if (unhandled.length > 0) throw new Error(`The ${name} document has operations without a handler: ${unhandled.join(', ')}.`);
   // Strict mode makes registering an unknown operationId throw: a handler without an operation
   // is a start-up error. (Requests are answered by `serve`, from `answers`.)
@@ -299,9 +313,7 @@ function authorized(operation: Operation, ctx: Koa.Context): boolean {
   const requirements = operation.security ?? [];
   if (requirements.length === 0) return true;
   const kind = (ctx.state.principal as Principal | undefined)?.kind;
-  return requirements.some((requirement) =>
-    Object.keys(requirement).every((scheme) => schemePasses(scheme, kind, ctx)),
-  );
+  return requirements.some((requirement) => Object.keys(requirement).every((scheme) => schemePasses(scheme, kind, ctx)));
 }
 
 /**

@@ -51,7 +51,10 @@ export function queryFlag<C extends QueryContext>(c: C, name: QueryName<C>, fall
 export function queryList<C extends QueryContext>(c: C, name: QueryName<C>): string[] | undefined {
   const value = single(c, name);
   if (value === undefined) return undefined;
-  return value.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 }
 
 /** A comma-separated list of names; sent empty (`groups=`) it is the same as not sent. */

@@ -151,7 +151,9 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const pageSize = options.sweepPageSize ?? SWEEP_PAGE;
 
   /** One page of the people with data, after the person `afterId`, with what the sweep decides on. */
-  async function sweepPage(afterId: number): Promise<Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null; deriving: boolean }>> {
+  async function sweepPage(
+    afterId: number,
+  ): Promise<Array<{ id: number; timezone: string; last_week: string | null; insights_on: string | null; deriving: boolean }>> {
     // A person whose derive is waiting or running is left alone: that run records the week. (Found
     // by test/robustness/instances.test.ts: with two instances, the second start-up sweep ran while
     // the first's derive was still running, saw no week yet, and queued the same derive again; the

@@ -24,7 +24,6 @@ export const DELIVER_QUEUE = 'webhook-deliver';
 /** How long a message is retried. */
 const RETRY_FOR_MS = 24 * 3600_000;
 
-
 export interface DeliveryJob {
   deliveryId: number;
 }
@@ -110,7 +109,9 @@ export async function startWebhookJobs(options: WebhookJobsOptions): Promise<Web
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   if (options.work) {
-    await boss.work<DeliveryJob>(DELIVER_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds, includeMetadata: true }, async ([job]) => deliver(job));
+    await boss.work<DeliveryJob>(DELIVER_QUEUE, { pollingIntervalSeconds: options.pollingIntervalSeconds, includeMetadata: true }, async ([job]) =>
+      deliver(job),
+    );
     const tick = async () => {
       try {
         await dispatch();

@@ -60,7 +60,10 @@ function checkRedirectUri(client: OAuthClient, params: Params, malformed: string
 
 function checkSingleValues(malformed: string[]): void {
   if (malformed.length > 0) {
-    throw new ErrorRedirect('invalid_request', `Parameters must not be repeated: ${listWords(malformed)} ${malformed.length > 1 ? 'were' : 'was'} sent more than once.`);
+    throw new ErrorRedirect(
+      'invalid_request',
+      `Parameters must not be repeated: ${listWords(malformed)} ${malformed.length > 1 ? 'were' : 'was'} sent more than once.`,
+    );
   }
 }
 

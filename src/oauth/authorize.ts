@@ -66,7 +66,10 @@ export function authorizeHandlers(deps: Deps, ui: Interactions): Pick<Handlers<O
     },
 
     /** POST: the person's decision. */
-    async submitAuthorizationConsent(_c: OAuthOperation<'submitAuthorizationConsent'>['context'], ctx: OAuthOperation<'submitAuthorizationConsent'>['ctx']): Promise<void> {
+    async submitAuthorizationConsent(
+      _c: OAuthOperation<'submitAuthorizationConsent'>['context'],
+      ctx: OAuthOperation<'submitAuthorizationConsent'>['ctx'],
+    ): Promise<void> {
       const form = (ctx.request.body ?? {}) as RawParams;
       const request = await checkedRequest(ctx, deps, ui, form);
       if (!request) return;
@@ -87,9 +90,11 @@ export function authorizeHandlers(deps: Deps, ui: Interactions): Pick<Handlers<O
  * The consent form without a session: an API client (Authorization header) gets 401, since only
  * the person may consent; a browser whose session ended goes to the login page and back here.
  */
-export const consentWithoutSession = (ui: Interactions): OperationHandler => (_c, ctx) => {
-  if (ctx.get('Authorization')) {
-    throw new HttpError(401, 'Consent is given by the person in a browser session; API credentials are not accepted here.');
-  }
-  redirect303(ctx, ui.loginUrl(authorizationPageUrl((ctx.request.body ?? {}) as RawParams)));
-};
+export const consentWithoutSession =
+  (ui: Interactions): OperationHandler =>
+  (_c, ctx) => {
+    if (ctx.get('Authorization')) {
+      throw new HttpError(401, 'Consent is given by the person in a browser session; API credentials are not accepted here.');
+    }
+    redirect303(ctx, ui.loginUrl(authorizationPageUrl((ctx.request.body ?? {}) as RawParams)));
+  };

@@ -45,7 +45,9 @@ export const handler: GrantHandler = async (deps, client, params) => {
   if ('problem' in result) {
     const { problem } = result;
     if (typeof problem === 'object') {
-      throw invalidScope(`A refresh may only narrow the granted scopes: ${listWords(problem.beyondGrant)} ${problem.beyondGrant.length > 1 ? 'were' : 'was'} not granted.`);
+      throw invalidScope(
+        `A refresh may only narrow the granted scopes: ${listWords(problem.beyondGrant)} ${problem.beyondGrant.length > 1 ? 'were' : 'was'} not granted.`,
+      );
     }
     throw invalidGrant(PROBLEMS[problem]);
   }

@@ -76,8 +76,13 @@ export function dayChart(options: ChartOptions): Html {
   const width = options.width ?? 720;
   const height = options.height ?? 240;
   const values = options.points.map((p) => p.value).filter((v): v is number => v !== null);
-  const x = scaleBand<string>().domain(options.points.map((p) => p.date)).range([MARGIN.left, width - MARGIN.right]).padding(0.15);
-  const y = scaleLinear().domain(valueDomain(options, values)).range([height - MARGIN.bottom, MARGIN.top]);
+  const x = scaleBand<string>()
+    .domain(options.points.map((p) => p.date))
+    .range([MARGIN.left, width - MARGIN.right])
+    .padding(0.15);
+  const y = scaleLinear()
+    .domain(valueDomain(options, values))
+    .range([height - MARGIN.bottom, MARGIN.top]);
   if (!options.domain) y.nice();
   const centre = (date: string) => (x(date) ?? 0) + x.bandwidth() / 2;
   const present = options.points.filter((p): p is { date: string; value: number } => p.value !== null);
@@ -94,16 +99,21 @@ export function dayChart(options: ChartOptions): Html {
 <title id="${idOf(options.title)}-t">${options.title}</title><desc id="${idOf(options.title)}-d">${options.desc}</desc>
 <g class="axis">${yTicks.map((t) => html`<line x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(t))}" y2="${n(y(t))}" class="grid"></line><text x="${MARGIN.left - 6}" y="${n(y(t) + 4)}" text-anchor="end">${options.format(t)}</text>`)}
 ${dayTicks(options.points).map((p, i, all) => html`<text x="${n(i === 0 ? MARGIN.left : i === all.length - 1 ? width - MARGIN.right : centre(p.date))}" y="${height - 8}" text-anchor="${i === 0 ? 'start' : i === all.length - 1 ? 'end' : 'middle'}">${shortDate(p.date)}</text>`)}</g>
-${options.kind === 'bars'
-  ? html`<g class="series">${present.map((p) => html`<rect class="bar" data-date="${p.date}" data-value="${p.value}" x="${n(x(p.date) ?? 0)}" width="${n(Math.max(1, x.bandwidth()))}" y="${n(Math.min(y(p.value), y(Math.max(0, y.domain()[0]))))}" height="${n(Math.abs(y(Math.max(0, y.domain()[0])) - y(p.value)))}"></rect>`)}</g>`
-  : html`<g class="series">${path ? html`<path class="line" d="${path}"></path>` : ''}${present.map((p) => html`<circle class="point" data-date="${p.date}" data-value="${p.value}" cx="${n(centre(p.date))}" cy="${n(y(p.value))}" r="${n(radius)}"></circle>`)}</g>`}
+${
+  options.kind === 'bars'
+    ? html`<g class="series">${present.map((p) => html`<rect class="bar" data-date="${p.date}" data-value="${p.value}" x="${n(x(p.date) ?? 0)}" width="${n(Math.max(1, x.bandwidth()))}" y="${n(Math.min(y(p.value), y(Math.max(0, y.domain()[0]))))}" height="${n(Math.abs(y(Math.max(0, y.domain()[0])) - y(p.value)))}"></rect>`)}</g>`
+    : html`<g class="series">${path ? html`<path class="line" d="${path}"></path>` : ''}${present.map((p) => html`<circle class="point" data-date="${p.date}" data-value="${p.value}" cx="${n(centre(p.date))}" cy="${n(y(p.value))}" r="${n(radius)}"></circle>`)}</g>`
+}
 ${(options.marks ?? []).map((m, i) => html`<line class="mark mark${i}" data-value="${m.value}" x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(m.value))}" y2="${n(y(m.value))}"></line>`)}
 </svg>`;
 }
 
 /** An id for a chart's title and description, from its title (charts on one page have different titles). */
 function idOf(title: string): string {
-  return `chart-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60)}`;
+  return `chart-${title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 60)}`;
 }
 
 /**
@@ -114,10 +124,14 @@ export function sparkline(label: string, points: readonly DayPoint[], format: (v
   const width = 120;
   const height = 28;
   const values = points.map((p) => p.value).filter((v): v is number => v !== null);
-  const x = scaleLinear().domain([0, Math.max(1, points.length - 1)]).range([2, width - 2]);
+  const x = scaleLinear()
+    .domain([0, Math.max(1, points.length - 1)])
+    .range([2, width - 2]);
   const low = Math.min(...values);
   const high = Math.max(...values);
-  const y = scaleLinear().domain(values.length === 0 ? [0, 1] : low === high ? [low - 1, high + 1] : [low, high]).range([height - 3, 3]);
+  const y = scaleLinear()
+    .domain(values.length === 0 ? [0, 1] : low === high ? [low - 1, high + 1] : [low, high])
+    .range([height - 3, 3]);
   const path = line<DayPoint>()
     .defined((p) => p.value !== null)
     .x((_, i) => x(i))
@@ -130,14 +144,33 @@ export function sparkline(label: string, points: readonly DayPoint[], format: (v
 }
 
 /** Pairs of values of the same days, one dot each. */
-export function scatter(options: { title: string; desc: string; pairs: ReadonlyArray<{ date: string; x: number; y: number }>; xLabel: string; yLabel: string; formatX: (v: number) => string; formatY: (v: number) => string }): Html {
+export function scatter(options: {
+  title: string;
+  desc: string;
+  pairs: ReadonlyArray<{ date: string; x: number; y: number }>;
+  xLabel: string;
+  yLabel: string;
+  formatX: (v: number) => string;
+  formatY: (v: number) => string;
+}): Html {
   const width = 420;
   const height = 320;
   const xs = options.pairs.map((p) => p.x);
   const ys = options.pairs.map((p) => p.y);
-  const span = (values: number[]): [number, number] => (values.length === 0 ? [0, 1] : Math.min(...values) === Math.max(...values) ? [Math.min(...values) - 1, Math.max(...values) + 1] : [Math.min(...values), Math.max(...values)]);
-  const x = scaleLinear().domain(span(xs)).range([MARGIN.left, width - MARGIN.right]).nice();
-  const y = scaleLinear().domain(span(ys)).range([height - MARGIN.bottom - 14, MARGIN.top + 18]).nice();
+  const span = (values: number[]): [number, number] =>
+    values.length === 0
+      ? [0, 1]
+      : Math.min(...values) === Math.max(...values)
+        ? [Math.min(...values) - 1, Math.max(...values) + 1]
+        : [Math.min(...values), Math.max(...values)];
+  const x = scaleLinear()
+    .domain(span(xs))
+    .range([MARGIN.left, width - MARGIN.right])
+    .nice();
+  const y = scaleLinear()
+    .domain(span(ys))
+    .range([height - MARGIN.bottom - 14, MARGIN.top + 18])
+    .nice();
   return html`<svg class="chart scatter" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${idOf(options.title)}-t ${idOf(options.title)}-d">
 <title id="${idOf(options.title)}-t">${options.title}</title><desc id="${idOf(options.title)}-d">${options.desc}</desc>
 <g class="axis">${y.ticks(4).map((t) => html`<line x1="${MARGIN.left}" x2="${width - MARGIN.right}" y1="${n(y(t))}" y2="${n(y(t))}" class="grid"></line><text x="${MARGIN.left - 6}" y="${n(y(t) + 4)}" text-anchor="end">${options.formatY(t)}</text>`)}

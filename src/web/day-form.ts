@@ -30,7 +30,8 @@ export function dayValue(row: AttributeRowWithValues): JsonValue {
 
 function choices(name: string, label: string, options: ReadonlyArray<{ value: string; text: string }>, current: string, hint?: string): Html {
   return html`<fieldset class="choices"><legend>${label}${hint ? html` <span class="muted">${hint}</span>` : ''}</legend>${options.map(
-    (o) => html`<label class="choice"><input type="radio" name="${FIELD_PREFIX}${name}" value="${o.value}"${o.value === current ? html` checked` : ''}><span>${o.text}</span></label>`,
+    (o) =>
+      html`<label class="choice"><input type="radio" name="${FIELD_PREFIX}${name}" value="${o.value}"${o.value === current ? html` checked` : ''}><span>${o.text}</span></label>`,
   )}</fieldset>`;
 }
 
@@ -50,9 +51,23 @@ export function dayField(entry: AttributeRowWithValues, unit: string | null, typ
   const current = typed ?? inputValue(type, stored);
   switch (type) {
     case VALUE_TYPES.scale:
-      return choices(name, label, Array.from({ length: 9 }, (_, i) => ({ value: String(i + 1), text: String(i + 1) })), current, '1 lowest, 9 highest');
+      return choices(
+        name,
+        label,
+        Array.from({ length: 9 }, (_, i) => ({ value: String(i + 1), text: String(i + 1) })),
+        current,
+        '1 lowest, 9 highest',
+      );
     case VALUE_TYPES.boolean:
-      return choices(name, label, [{ value: 'yes', text: 'Yes' }, { value: 'no', text: 'No' }], typed ?? (stored === 1 ? 'yes' : stored === 0 ? 'no' : ''));
+      return choices(
+        name,
+        label,
+        [
+          { value: 'yes', text: 'Yes' },
+          { value: 'no', text: 'No' },
+        ],
+        typed ?? (stored === 1 ? 'yes' : stored === 0 ? 'no' : ''),
+      );
     case VALUE_TYPES.string:
       return html`<label for="${id}">${label}</label><textarea id="${id}" name="${id}" rows="2" maxlength="${MOOD_NOTE_MAX_LENGTH}">${current}</textarea>`;
     default: {

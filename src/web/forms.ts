@@ -11,7 +11,11 @@ export async function readForm(ctx: Koa.Context): Promise<Form> {
   const body = ctx.request.body as unknown;
   const form = body && typeof body === 'object' && !Array.isArray(body) ? (body as Form) : {};
   // PostgreSQL text cannot hold U+0000: refused here rather than failing (500) where it is stored.
-  if (Object.values(form).flat().some((value) => typeof value === 'string' && value.includes('\u0000'))) {
+  if (
+    Object.values(form)
+      .flat()
+      .some((value) => typeof value === 'string' && value.includes('\u0000'))
+  ) {
     throw new HttpError(400, 'The form contains a NUL character (U+0000), which cannot be stored. Remove it and try again.');
   }
   return form;

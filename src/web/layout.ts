@@ -9,7 +9,6 @@ import type Koa from 'koa';
 import { html, trustedHtml, type Html } from './html';
 import { CSS } from './styles';
 
-
 const STYLE_HASH = crypto.createHash('sha256').update(CSS, 'utf8').digest('base64');
 
 /** The CSP of a page; `formTargets` are origins a form here may end up at (the consent page's redirect). */

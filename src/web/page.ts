@@ -16,7 +16,11 @@ import { currentSession, navFor, redirectToLogin } from './session';
 export type PageHandler = (ctx: Koa.Context) => Promise<void>;
 
 /** A short page with a heading and a message (errors, confirmations). */
-export async function messagePage(ctx: Koa.Context, deps: Deps, options: { title: string; message: Html | string; status?: number; error?: boolean }): Promise<void> {
+export async function messagePage(
+  ctx: Koa.Context,
+  deps: Deps,
+  options: { title: string; message: Html | string; status?: number; error?: boolean },
+): Promise<void> {
   const session = await currentSession(ctx, deps).catch(() => undefined);
   sendPage(ctx, {
     title: options.title,
@@ -48,12 +52,21 @@ export function page(deps: Deps, handler: PageHandler): Koa.Middleware {
       const error = asHttpError(thrown) ?? thrown;
       if (error instanceof HttpError) {
         for (const [name, value] of Object.entries(error.options.headers ?? {})) ctx.set(name, value);
-        await messagePage(ctx, deps, { title: error.status === 404 ? 'Not found' : 'Something is not right', message: error.detail, status: error.status, error: true });
+        await messagePage(ctx, deps, {
+          title: error.status === 404 ? 'Not found' : 'Something is not right',
+          message: error.detail,
+          status: error.status,
+          error: true,
+        });
         return;
       }
       if (isDatabaseUnavailable(error)) {
         ctx.set('Retry-After', '5');
-        sendPage(ctx, { title: 'Temporarily unavailable', status: 503, body: html`<div class="card narrow"><h1>Temporarily unavailable</h1><p>Daybook cannot reach its database right now. Try again in a moment.</p></div>` });
+        sendPage(ctx, {
+          title: 'Temporarily unavailable',
+          status: 503,
+          body: html`<div class="card narrow"><h1>Temporarily unavailable</h1><p>Daybook cannot reach its database right now. Try again in a moment.</p></div>`,
+        });
         return;
       }
       deps.logger.error({ requestId: ctx.state.requestId, path: ctx.path, err: error }, 'page failed');

@@ -86,7 +86,15 @@ function fixedAxis(valueType: number): Pick<ChartOptions, 'domain' | 'ticks'> {
 }
 
 /** The chart of an attribute's days, with the median (and anything else) marked. */
-export function attributeChart(input: { label: string; valueType: number; points: DayPoint[]; marks?: ChartOptions['marks']; width?: number; height?: number; titleSuffix?: string }): Html {
+export function attributeChart(input: {
+  label: string;
+  valueType: number;
+  points: DayPoint[];
+  marks?: ChartOptions['marks'];
+  width?: number;
+  height?: number;
+  titleSuffix?: string;
+}): Html {
   const withValue = input.points.filter((p) => p.value !== null).length;
   const first = input.points[0]?.date;
   const last = input.points.at(-1)?.date;
@@ -111,8 +119,8 @@ function kindWords(valueType: number): string {
 
 /** A median or mean as precise as a person reads it: whole minutes for times and durations. */
 export function roundFor(type: number, value: number): number {
-  if (type === VALUE_TYPES.period || type === VALUE_TYPES.timeOfDay || type === VALUE_TYPES.timeFromMidday || type === VALUE_TYPES.boolean) return Math.round(value);
+  if (type === VALUE_TYPES.period || type === VALUE_TYPES.timeOfDay || type === VALUE_TYPES.timeFromMidday || type === VALUE_TYPES.boolean)
+    return Math.round(value);
   if (type === VALUE_TYPES.percentage) return Math.round(value * 1000) / 1000;
   return Math.round(value * 10) / 10;
 }
-

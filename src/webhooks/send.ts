@@ -77,7 +77,9 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       request.destroy();
       finish({ status: null, error: `timed out after ${options.timeoutMs / 1000} s`, latencyMs: latency() });
     }, options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ status: null, error: error.message || error.code || 'connection failed', latencyMs: latency() }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ status: null, error: error.message || error.code || 'connection failed', latencyMs: latency() }),
+    );
     request.end(body);
   });
 }

@@ -16,4 +16,12 @@ export interface WebhookSettings {
   allowLoopback: boolean;
 }
 
-export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = { coalesceMs: 2000, pollMs: 1000, retryDelaySeconds: 5, retryLimit: 14, timeoutMs: 5000, expireSeconds: 60, allowLoopback: false };
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  coalesceMs: 2000,
+  pollMs: 1000,
+  retryDelaySeconds: 5,
+  retryLimit: 14,
+  timeoutMs: 5000,
+  expireSeconds: 60,
+  allowLoopback: false,
+};

@@ -40,8 +40,14 @@ describe('averages: medians over the 60 days before the set date, overall and pe
 
   test('a weekday without data gets the overall median; an attribute without data in the window gets no set', () => {
     const data = buildUserData(1, from, to, [
-      templateAttribute('mood', 1, [[windowStart + 4, 6], [windowStart + 11, 8]]), // two Mondays
-      templateAttribute('weight', 2, [[0, 80], [79, 81]]), // outside the window only
+      templateAttribute('mood', 1, [
+        [windowStart + 4, 6],
+        [windowStart + 11, 8],
+      ]), // two Mondays
+      templateAttribute('weight', 2, [
+        [0, 80],
+        [79, 81],
+      ]), // outside the window only
     ]);
     const sets = computeAverages(data, date);
     expect(sets).toHaveLength(1);

@@ -81,13 +81,18 @@ describe('on the demo generator with only the planted relationships (every templ
     let below001 = 0;
     for (let seed = 11; seed <= 20; seed++) {
       const data = demoUserData({ seed, days: 372, endDate: END, attributes: TEMPLATES.length, rhythms: false });
-      const independent = testAllPairs(data, WEEK).tests.filter((t) => !isPlanted({ attribute: t.attribute.name, attribute2: t.attribute2.name, offset: t.offset }));
+      const independent = testAllPairs(data, WEEK).tests.filter(
+        (t) => !isPlanted({ attribute: t.attribute.name, attribute2: t.attribute2.name, offset: t.offset }),
+      );
       tests += independent.length;
       below01 += independent.filter((t) => t.p < 0.01).length;
       below001 += independent.filter((t) => t.p < 0.001).length;
     }
     // Binomial mean +- 4 standard deviations.
-    for (const [count, p] of [[below01, 0.01], [below001, 0.001]]) {
+    for (const [count, p] of [
+      [below01, 0.01],
+      [below001, 0.001],
+    ]) {
       const sd = Math.sqrt(tests * p * (1 - p));
       expect(count).toBeGreaterThanOrEqual(tests * p - 4 * sd);
       expect(count).toBeLessThanOrEqual(tests * p + 4 * sd);
@@ -109,7 +114,9 @@ describe('on the demo generator with only the planted relationships (every templ
   test('with rhythms on, weekly rhythms relate more pairs, and the planted ones are still found', () => {
     const data = demoUserData({ seed: 1, days: 372, endDate: END, attributes: 40 });
     const run = computeCorrelations(data, WEEK);
-    for (const planted of PLANTED_RELATIONSHIPS.filter((p) => data.attributes.some((a) => a.name === p.attribute2) && data.attributes.some((a) => a.name === p.attribute))) {
+    for (const planted of PLANTED_RELATIONSHIPS.filter(
+      (p) => data.attributes.some((a) => a.name === p.attribute2) && data.attributes.some((a) => a.name === p.attribute),
+    )) {
       expect(findPlanted(run.published, planted)).toBeDefined();
     }
     expect(run.published.length).toBeGreaterThan(PLANTED_RELATIONSHIPS.length);
@@ -125,10 +132,22 @@ describe('what is tested', () => {
   test(`fewer than ${MIN_PAIRED_DAYS} paired days, a constant series or NaN never produce a correlation`, () => {
     const data = buildUserData(1, from, '2026-10-28', [
       templateAttribute('steps', 1, ramp),
-      templateAttribute('active_energy', 2, ramp.map(([i, v]) => [i, 2 * v + 1] as const)),
-      templateAttribute('floors', 3, ramp.map(([i]) => [i, 4] as const)), // constant
+      templateAttribute(
+        'active_energy',
+        2,
+        ramp.map(([i, v]) => [i, 2 * v + 1] as const),
+      ),
+      templateAttribute(
+        'floors',
+        3,
+        ramp.map(([i]) => [i, 4] as const),
+      ), // constant
       templateAttribute('water', 4, ramp.slice(0, MIN_PAIRED_DAYS - 1)), // too few days
-      templateAttribute('coffees', 5, ramp.map(([i, v]) => [i, i % 2 === 0 ? NaN : v] as const)), // half NaN: 60 days left
+      templateAttribute(
+        'coffees',
+        5,
+        ramp.map(([i, v]) => [i, i % 2 === 0 ? NaN : v] as const),
+      ), // half NaN: 60 days left
     ]);
     const run = computeCorrelations(data, date);
     const names = run.published.map((c) => [c.attribute, c.attribute2].sort().join('+'));
@@ -156,7 +175,11 @@ describe('what is tested', () => {
     const tagDays = new Set(Array.from({ length: days }, (_, i) => i).filter((i) => (i * 7) % 3 === 0));
     const mood = Array.from({ length: days }, (_, i) => [i, tagDays.has(i) ? 7 + (i % 2) : 4 + (i % 2)] as const);
     const tag = {
-      ...templateAttribute('coffees', 2, [...tagDays].map((i) => [i, 1] as const)),
+      ...templateAttribute(
+        'coffees',
+        2,
+        [...tagDays].map((i) => [i, 1] as const),
+      ),
       name: 'late_night',
       label: 'late night',
       template: null,

@@ -1,12 +1,21 @@
 import { TEMPLATES, VALUE_TYPES } from '../../src/db/catalogue';
 import { TEMPLATE_PHRASES, growsDuringTheDay, phrasingFor, templatesWithoutPhrasing } from '../../src/analytics/phrasing';
 
-const attribute = (over: Partial<Parameters<typeof phrasingFor>[0]>) => ({ template: null, label: 'Thing', group: 'health', valueType: 0, priority: 2, ...over });
+const attribute = (over: Partial<Parameters<typeof phrasingFor>[0]>) => ({
+  template: null,
+  label: 'Thing',
+  group: 'health',
+  valueType: 0,
+  priority: 2,
+  ...over,
+});
 
 describe('phrasing of correlations', () => {
   test('every numeric template of the catalogue has a "more" and a "less" clause, and no other name has', () => {
     expect(templatesWithoutPhrasing()).toEqual([]);
-    const numeric = TEMPLATES.filter((t) => t.valueType !== VALUE_TYPES.string).map((t) => t.name).sort();
+    const numeric = TEMPLATES.filter((t) => t.valueType !== VALUE_TYPES.string)
+      .map((t) => t.name)
+      .sort();
     expect(Object.keys(TEMPLATE_PHRASES).sort()).toEqual(numeric);
     for (const [name, [more, less]] of Object.entries(TEMPLATE_PHRASES)) {
       expect(more).not.toBe(less);
@@ -32,13 +41,22 @@ describe('phrasing of correlations', () => {
   });
 
   test('other custom attributes are phrased from their label and value type', () => {
-    expect(phrasingFor(attribute({ label: 'Headache', valueType: VALUE_TYPES.scale }))).toEqual({ more: 'your headache is higher', less: 'your headache is lower' });
-    expect(phrasingFor(attribute({ label: 'Lunch', valueType: VALUE_TYPES.timeOfDay }))).toEqual({ more: 'your lunch is later', less: 'your lunch is earlier' });
+    expect(phrasingFor(attribute({ label: 'Headache', valueType: VALUE_TYPES.scale }))).toEqual({
+      more: 'your headache is higher',
+      less: 'your headache is lower',
+    });
+    expect(phrasingFor(attribute({ label: 'Lunch', valueType: VALUE_TYPES.timeOfDay }))).toEqual({
+      more: 'your lunch is later',
+      less: 'your lunch is earlier',
+    });
     expect(phrasingFor(attribute({ label: 'Reading', valueType: VALUE_TYPES.period }))).toEqual({
       more: 'you spend more time on reading',
       less: 'you spend less time on reading',
     });
-    expect(phrasingFor(attribute({ label: 'Ate out', valueType: VALUE_TYPES.boolean }))).toEqual({ more: 'you mark "Ate out"', less: `you don't mark "Ate out"` });
+    expect(phrasingFor(attribute({ label: 'Ate out', valueType: VALUE_TYPES.boolean }))).toEqual({
+      more: 'you mark "Ate out"',
+      less: `you don't mark "Ate out"`,
+    });
     // A template's attribute keeps the template's clauses whatever its label.
     expect(phrasingFor(attribute({ template: 'mood', label: 'How I feel' })).more).toBe('you are happier');
   });

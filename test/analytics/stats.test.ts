@@ -71,7 +71,14 @@ describe("Pearson's r", () => {
     const noise = [0.3, -0.1, 0.25, -0.4, 0.05, 0.2, -0.3, 0.1];
     const other = [1, 2, 2, 0, 1, 3, 0, 2];
     const expected = pearson(noise, other)!.r;
-    expectRelative(pearson(noise.map((v) => 1e9 + v), other)!.r, expected, 1e-6);
+    expectRelative(
+      pearson(
+        noise.map((v) => 1e9 + v),
+        other,
+      )!.r,
+      expected,
+      1e-6,
+    );
   });
 
   test('days without data on either side are left out pairwise', () => {
@@ -122,7 +129,12 @@ describe('p-value of r (t distribution, n - 2 degrees of freedom)', () => {
 
   test('the published table of critical values of r (two-tailed, alpha 0.05) lands on p = 0.05', () => {
     // df 10: 0.576, df 18: 0.444, df 30: 0.349, df 100: 0.195 (three decimals, so p within 1%).
-    for (const [df, critical] of [[10, 0.576], [18, 0.444], [30, 0.349], [100, 0.195]]) {
+    for (const [df, critical] of [
+      [10, 0.576],
+      [18, 0.444],
+      [30, 0.349],
+      [100, 0.195],
+    ]) {
       expectRelative(correlationPValue(critical, df + 2), 0.05, 0.01);
     }
   });

@@ -37,7 +37,9 @@ function attributePage(first: number): string {
     `(select ${ATTRIBUTE_COLUMNS}, count(*) over () as total from "attributes" as "a" inner join "groups" as "g" on "g"."name" = "a"."group_name" ` +
     `left join "oauth_clients" as "o" on "o"."id" = "a"."owner_client_pk" where "a"."user_id" = $${first} and ("a"."group_name" in ${groupList(g)} or "a"."manual" = $${g + G}) ` +
     `and "a"."active" = $${g + G + 1} and "a"."priority" < $${g + G + 2} order by "g"."priority" asc, "a"."priority" asc, "a"."name" asc limit $${g + G + 3}` +
-    ' offset $' + (g + G + 4) + ') as "p" order by "p"."group_priority" asc, "p"."priority" asc, "p"."name" asc'
+    ' offset $' +
+    (g + G + 4) +
+    ') as "p" order by "p"."group_priority" asc, "p"."priority" asc, "p"."name" asc'
   );
 }
 
@@ -253,7 +255,14 @@ function answerOf(items: Item[], accepted: (index: number) => Item | undefined, 
 
 export async function update(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
   const { rows } = await pool.query(
-    prepared(UPDATE_BATCH_SQL, [writer.userId, writer.clientPk, items.map((i) => i.name), items.map((i) => i.date), items.map((i) => JSON.stringify(i.value)), now]),
+    prepared(UPDATE_BATCH_SQL, [
+      writer.userId,
+      writer.clientPk,
+      items.map((i) => i.name),
+      items.map((i) => i.date),
+      items.map((i) => JSON.stringify(i.value)),
+      now,
+    ]),
   );
   const applied = new Set((rows as Array<{ position: string | number }>).map((row) => Number(row.position) - 1));
   return answerOf(items, (index) => (applied.has(index) ? items[index] : undefined), 'validation');
@@ -262,10 +271,21 @@ export async function update(pool: pg.Pool, writer: Writer, items: Item[], now: 
 export async function increment(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
   const dateOf = (item: Item) => (item.date as string | undefined) ?? writer.today;
   const { rows } = await pool.query(
-    prepared(INCREMENT_BATCH_SQL, [writer.userId, writer.clientPk, items.map((i) => i.name), items.map(dateOf), items.map((i) => JSON.stringify(i.value)), now]),
+    prepared(INCREMENT_BATCH_SQL, [
+      writer.userId,
+      writer.clientPk,
+      items.map((i) => i.name),
+      items.map(dateOf),
+      items.map((i) => JSON.stringify(i.value)),
+      now,
+    ]),
   );
   const current = new Map((rows as Array<{ position: string | number; current: number }>).map((row) => [Number(row.position) - 1, row.current]));
-  return answerOf(items, (index) => (current.has(index) ? { ...items[index], date: dateOf(items[index]), current: current.get(index) } : undefined), 'validation');
+  return answerOf(
+    items,
+    (index) => (current.has(index) ? { ...items[index], date: dateOf(items[index]), current: current.get(index) } : undefined),
+    'validation',
+  );
 }
 
 export async function acquire(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
@@ -277,7 +297,15 @@ export async function acquire(pool: pg.Pool, writer: Writer, items: Item[], now:
 export async function create(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
   const names = items.map((i) => createdName(String(i.label)));
   const { rows } = await pool.query(
-    prepared(CREATE_BATCH_SQL, [writer.userId, writer.clientPk, names, items.map((i) => i.label), items.map((i) => i.group), items.map((i) => i.value_type), now]),
+    prepared(CREATE_BATCH_SQL, [
+      writer.userId,
+      writer.clientPk,
+      names,
+      items.map((i) => i.label),
+      items.map((i) => i.group),
+      items.map((i) => i.value_type),
+      now,
+    ]),
   );
   const created = (rows as Array<{ created: boolean }>).map((row) => row.created);
   return answerOf(items, (index) => (created[index] ? { ...items[index], name: names[index] } : undefined), 'already_exists');

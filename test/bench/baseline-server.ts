@@ -82,9 +82,27 @@ function main(): void {
     const answer = async (): Promise<[number, unknown]> => {
       switch (route) {
         case 'GET /api/2/attributes/with-values/':
-          return [200, envelope(req, url, page, limit, await q.withValues(pool, caller.userId, url.searchParams.get('date_max') ?? today, intParam(url.searchParams, 'days', 1), limit, offset))];
+          return [
+            200,
+            envelope(
+              req,
+              url,
+              page,
+              limit,
+              await q.withValues(pool, caller.userId, url.searchParams.get('date_max') ?? today, intParam(url.searchParams, 'days', 1), limit, offset),
+            ),
+          ];
         case 'GET /api/2/attributes/values/':
-          return [200, envelope(req, url, page, limit, await q.values(pool, caller.userId, url.searchParams.get('attribute') ?? '', url.searchParams.get('date_max') ?? today, limit, offset))];
+          return [
+            200,
+            envelope(
+              req,
+              url,
+              page,
+              limit,
+              await q.values(pool, caller.userId, url.searchParams.get('attribute') ?? '', url.searchParams.get('date_max') ?? today, limit, offset),
+            ),
+          ];
         case 'GET /api/2/attributes/':
           return [200, envelope(req, url, page, limit, await q.attributes(pool, caller.userId, now, limit, offset))];
         case 'GET /api/2/correlations/':
@@ -95,10 +113,19 @@ function main(): void {
           return [
             200,
             {
-              username: user.username, first_name: user.first_name, last_name: user.last_name, avatar: user.avatar, timezone: user.timezone,
-              local_time: localDateTime(now, user.timezone as string), imperial_distance: user.imperial_distance, imperial_weight: user.imperial_weight,
-              imperial_energy: user.imperial_energy, imperial_liquid: user.imperial_liquid, imperial_temperature: user.imperial_temperature,
-              trial: user.trial, delinquent: user.delinquent,
+              username: user.username,
+              first_name: user.first_name,
+              last_name: user.last_name,
+              avatar: user.avatar,
+              timezone: user.timezone,
+              local_time: localDateTime(now, user.timezone as string),
+              imperial_distance: user.imperial_distance,
+              imperial_weight: user.imperial_weight,
+              imperial_energy: user.imperial_energy,
+              imperial_liquid: user.imperial_liquid,
+              imperial_temperature: user.imperial_temperature,
+              trial: user.trial,
+              delinquent: user.delinquent,
             },
           ];
         }

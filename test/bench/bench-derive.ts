@@ -84,7 +84,9 @@ async function main(): Promise<void> {
     const people: Array<{ id: number; username: string }> = [];
     const loadStarted = performance.now();
     for (let i = 0; i < options.users; i++) {
-      const [row] = await db('users').insert({ username: `bench_derive_${i + 1}`, timezone: 'UTC' }).returning(['id', 'username']);
+      const [row] = await db('users')
+        .insert({ username: `bench_derive_${i + 1}`, timezone: 'UTC' })
+        .returning(['id', 'username']);
       await loadDemoData(db, row.id, { seed: options.seed, user: i, days: options.days, endDate, attributes: templates });
       people.push(row);
       load.increment();
@@ -132,14 +134,20 @@ async function main(): Promise<void> {
 
     const rows: Array<[string, string]> = [
       ['Data per user', `${one.attributes} attributes x ${options.days} days (${one.values} values)`],
-      ['Tests per user (pairs x offsets)', `${one.tests} (${(one.attributes * (one.attributes - 1)) / 2} pairs; ${one.published} published, ${one.averages} averages)`],
+      [
+        'Tests per user (pairs x offsets)',
+        `${one.tests} (${(one.attributes * (one.attributes - 1)) / 2} pairs; ${one.published} published, ${one.averages} averages)`,
+      ],
       [`One user's derive, median of ${options.runs}`, ms(one.medianMs)],
-      ['One user\'s derive, range', `${ms(one.minMs)} to ${ms(one.maxMs)}`],
+      ["One user's derive, range", `${ms(one.minMs)} to ${ms(one.maxMs)}`],
       ['… load (lock + one query)', ms(one.loadMs)],
       ['… compute (averages, correlations, insights)', ms(one.computeMs)],
       ['… write (one transaction)', ms(one.writeMs)],
       ['CPU time of this process per derive (median)', ms(one.cpuMedianMs)],
-      [`Weekly run, ${weekly.totals.users} users, one worker`, `${weekly.totals.seconds.toFixed(2)} s = ${weekly.totals.usersPerMinute.toFixed(0)} users/minute`],
+      [
+        `Weekly run, ${weekly.totals.users} users, one worker`,
+        `${weekly.totals.seconds.toFixed(2)} s = ${weekly.totals.usersPerMinute.toFixed(0)} users/minute`,
+      ],
       ['Target', 'under 500 ms per user, single core'],
     ];
     const table = ['| Derived data | |', '|---|---|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');

@@ -29,7 +29,9 @@ import { onInterrupt } from './cleanup';
 
 async function datasetUsers(url: string): Promise<number[]> {
   return withClient(url, async (client) =>
-    (await client.query<{ id: string }>("select id from users where username like 'bench\\_%' and username <> 'bench_owner' order by id")).rows.map((r) => Number(r.id)),
+    (await client.query<{ id: string }>("select id from users where username like 'bench\\_%' and username <> 'bench_owner' order by id")).rows.map((r) =>
+      Number(r.id),
+    ),
   );
 }
 
@@ -48,7 +50,13 @@ function spec(options: BenchOptions, users: number, endDate: string): DatasetSpe
 }
 
 /** A scale run: the reads only, Daybook only, on a dataset of `users`. */
-async function scaleRun(server: BenchServer, options: BenchOptions, users: number, endDate: string, now: Date): Promise<{ load: LoadReport; measured: MeasureOutput }> {
+async function scaleRun(
+  server: BenchServer,
+  options: BenchOptions,
+  users: number,
+  endDate: string,
+  now: Date,
+): Promise<{ load: LoadReport; measured: MeasureOutput }> {
   const load = await loadDataset(server, spec(options, users, endDate), options.reuseData);
   const url = server.urlOf(load.database);
   const fixtures = await createFixtures(url, options.tokens, now);
@@ -85,7 +93,9 @@ async function main(): Promise<void> {
       `scenarios ${options.scenarios.join(', ')}; connections ${options.connections.join(', ')}; ${options.rounds} rounds x ${options.duration} s; ` +
       `scales ${options.scales.join(', ') || 'none'}; commit ${commit?.slice(0, 12) ?? 'unknown'}`,
   );
-  say(`The rate limit is raised to RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} for this run, so it is not what is measured (it is still counted in Postgres on every request).`);
+  say(
+    `The rate limit is raised to RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} for this run, so it is not what is measured (it is still counted in Postgres on every request).`,
+  );
   const server = await openBenchServer(process.env.DATABASE_URL);
   onInterrupt(() => server.stop());
   say(`Database server: ${server.description}${server.postmasterPid ? '' : '; not on this machine, so its CPU is not measured'}`);
@@ -142,7 +152,9 @@ async function main(): Promise<void> {
       `Command: \`npm run bench${process.argv.length > 2 ? ' -- ' + process.argv.slice(2).join(' ') : ''}\`. Machine: ${machine.cpus} x ${machine.cpuModel}, ` +
         `${Math.round(os.totalmem() / 2 ** 30)} GiB, ${machine.kernel}, Node ${process.version}, ${postgres.version.split(' on ')[0]} (shared_buffers ${postgres.shared_buffers}).`,
       `Dataset: ${load.users.toLocaleString('en')} users x ${load.spec.attributes} attributes x ${load.spec.days} days = ${load.values.toLocaleString('en')} values` +
-        (load.seconds ? `, loaded in ${load.seconds.total.toFixed(0)} s (COPY ${Math.round(load.copyRate!).toLocaleString('en')} values/s; keys and indexes ${load.seconds.indexes.toFixed(0)} s; vacuum ${load.seconds.vacuum.toFixed(0)} s)` : ' (reused)') +
+        (load.seconds
+          ? `, loaded in ${load.seconds.total.toFixed(0)} s (COPY ${Math.round(load.copyRate!).toLocaleString('en')} values/s; keys and indexes ${load.seconds.indexes.toFixed(0)} s; vacuum ${load.seconds.vacuum.toFixed(0)} s)`
+          : ' (reused)') +
         `, ${(load.databaseBytes / 2 ** 30).toFixed(1)} GiB.`,
       `Servers: Daybook compiled (dist/src/bin/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}${options.webhooks ? ', an enabled webhook endpoint (writes record webhook events)' : ''}; ` +
         `baseline node:http + pg, pool ${options.pool}. ${fixtures.tokens.length} tokens over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users. ` +
@@ -197,7 +209,9 @@ async function main(): Promise<void> {
       },
       markdown,
     );
-    say(`Written: ${path.relative(PROJECT_ROOT, files.json)} and ${path.relative(PROJECT_ROOT, files.markdown)}${cpuProfileDir ? `; CPU profiles in ${path.relative(PROJECT_ROOT, cpuProfileDir)}` : ''}`);
+    say(
+      `Written: ${path.relative(PROJECT_ROOT, files.json)} and ${path.relative(PROJECT_ROOT, files.markdown)}${cpuProfileDir ? `; CPU profiles in ${path.relative(PROJECT_ROOT, cpuProfileDir)}` : ''}`,
+    );
     if (targets.some((t) => !t.met)) say('Some targets were missed: see the table above.');
   } finally {
     await server.stop();

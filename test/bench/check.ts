@@ -70,7 +70,8 @@ export async function checkSameAnswers(daybookPort: number, baselinePort: number
       const db = d as Batch;
       const bb = b as Batch;
       bb.success.forEach((item, i) => {
-        if (item.current !== (db.success[i]?.current as number) + 1) throw new Error(`increment item ${i}: Daybook total ${db.success[i]?.current}, baseline ${item.current}`);
+        if (item.current !== (db.success[i]?.current as number) + 1)
+          throw new Error(`increment item ${i}: Daybook total ${db.success[i]?.current}, baseline ${item.current}`);
       });
       d = { ...db, success: db.success.map(({ current: _c, ...rest }) => rest) };
       b = { ...bb, success: bb.success.map(({ current: _c, ...rest }) => rest) };

@@ -110,10 +110,10 @@ export function datasetDatabaseName(spec: DatasetSpec): string {
 /** The spec recorded on a loaded database, or undefined when it does not exist or was never finished. */
 export async function loadedSpec(server: BenchServer, database: string): Promise<DatasetSpec | undefined> {
   return withClient(server.adminUrl, async (client) => {
-    const found = await client.query<{ comment: string | null }>(
-      'select shobj_description(oid, $2) as comment from pg_database where datname = $1',
-      [database, 'pg_database'],
-    );
+    const found = await client.query<{ comment: string | null }>('select shobj_description(oid, $2) as comment from pg_database where datname = $1', [
+      database,
+      'pg_database',
+    ]);
     const comment = found.rows[0]?.comment;
     if (!comment?.startsWith('{')) return undefined;
     return JSON.parse(comment) as DatasetSpec;

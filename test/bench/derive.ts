@@ -34,7 +34,11 @@ export interface DeriveReport {
   };
 }
 
-const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** Derives `userIds` in turn (timed as one worker would run them), then one of them `runs` more times. */
 export async function benchDerive(url: string, userIds: number[], options: { now: Date; runs: number }): Promise<DeriveReport> {

@@ -43,7 +43,11 @@ export async function createFixtures(url: string, count: number, now: Date): Pro
     const client =
       (await listClientsOwnedBy(db, owner.id)).find((c) => c.name === CLIENT_NAME) ??
       (await createClient(db, { ownerUserId: owner.id, name: CLIENT_NAME, redirectUris: ['http://127.0.0.1/callback'], scopes: [...V2_SCOPE_NAMES] })).client;
-    const users: Array<{ id: number; timezone: string }> = await db('users').whereLike('username', 'bench\\_%').whereNot('username', OWNER).orderBy('id').select('id', 'timezone');
+    const users: Array<{ id: number; timezone: string }> = await db('users')
+      .whereLike('username', 'bench\\_%')
+      .whereNot('username', OWNER)
+      .orderBy('id')
+      .select('id', 'timezone');
     if (users.length === 0) throw new Error('The dataset has no users.');
     const picked = Array.from({ length: Math.min(count, users.length) }, (_, i) => users[Math.floor((i * users.length) / Math.min(count, users.length))]);
     const bar = progressBar('tokens', picked.length);

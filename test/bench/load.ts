@@ -87,7 +87,8 @@ async function rebuildValueIndexes(client: pg.Client, found: { constraints: Cons
   for (const c of primary) {
     await timed(`  primary key ${c.name}`, () => client.query(`alter table attribute_values add constraint "${c.name}" ${c.definition}`));
   }
-  for (const definition of found.indexes) await timed(`  ${definition.replace(/^CREATE (UNIQUE )?INDEX (\S+) .*/, 'index $2')}`, () => client.query(definition));
+  for (const definition of found.indexes)
+    await timed(`  ${definition.replace(/^CREATE (UNIQUE )?INDEX (\S+) .*/, 'index $2')}`, () => client.query(definition));
   for (const c of foreign) {
     await timed(`  foreign key ${c.name}`, () => client.query(`alter table attribute_values add constraint "${c.name}" ${c.definition}`));
   }
@@ -134,11 +135,7 @@ async function createRows(url: string, spec: DatasetSpec): Promise<{ userIds: nu
 }
 
 /** Generates every user's values and streams them to COPY, date-major within blocks of users. */
-async function copyValues(
-  client: pg.Client,
-  spec: DatasetSpec,
-  rows: { userIds: number[]; attributeIds: Float64Array; templates: string[] },
-): Promise<number> {
+async function copyValues(client: pg.Client, spec: DatasetSpec, rows: { userIds: number[]; attributeIds: Float64Array; templates: string[] }): Promise<number> {
   const { userIds, attributeIds, templates } = rows;
   const A = templates.length;
   const dates = daysEndingAt(spec.endDate, spec.days).reverse(); // oldest first, as a service would write them
@@ -224,10 +221,14 @@ export async function loadDataset(server: BenchServer, spec: DatasetSpec, reuse:
   const previous = await loadedSpec(server, database);
   if (reuse && sameSpec(previous, spec)) {
     const counted = await countRows(url);
-    say(`Dataset ${database}: reusing the loaded ${previous!.users} users x ${previous!.attributes} attributes x ${previous!.days} days ending ${previous!.endDate} (--reuse-data); ${counted.values.toLocaleString('en')} values`);
+    say(
+      `Dataset ${database}: reusing the loaded ${previous!.users} users x ${previous!.attributes} attributes x ${previous!.days} days ending ${previous!.endDate} (--reuse-data); ${counted.values.toLocaleString('en')} values`,
+    );
     return { database, spec: previous!, reused: true, ...counted, databaseBytes: counted.bytes, seconds: undefined, copyRate: undefined };
   }
-  say(`Dataset ${database}: ${spec.users} users x ${spec.attributes} attributes x ${spec.days} days ending ${spec.endDate} (seed ${spec.seed}), fresh database`);
+  say(
+    `Dataset ${database}: ${spec.users} users x ${spec.attributes} attributes x ${spec.days} days ending ${spec.endDate} (seed ${spec.seed}), fresh database`,
+  );
   const t0 = performance.now();
   const schema = await timed('  schema (migrations, catalogue)', async () => {
     await freshDatabase(server, database);
@@ -262,7 +263,9 @@ export async function loadDataset(server: BenchServer, spec: DatasetSpec, reuse:
   await recordSpec(server, database, spec);
   const total = (performance.now() - t0) / 1000;
   const counted = await countRows(url);
-  say(`Dataset loaded: ${values.toLocaleString('en')} values in ${total.toFixed(0)} s (COPY ${Math.round(values / copySeconds).toLocaleString('en')} values/s); database ${(counted.bytes / 2 ** 30).toFixed(2)} GiB`);
+  say(
+    `Dataset loaded: ${values.toLocaleString('en')} values in ${total.toFixed(0)} s (COPY ${Math.round(values / copySeconds).toLocaleString('en')} values/s); database ${(counted.bytes / 2 ** 30).toFixed(2)} GiB`,
+  );
   return {
     database,
     spec,

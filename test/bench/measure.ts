@@ -67,7 +67,9 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     if (input.targets.includes('baseline')) {
       servers.baseline = await startBaseline(input.databaseUrl, input.pool, tokensFile, path.join(LOG_DIR, `baseline-${input.label}.log`), input.cpuProfileDir);
     }
-    say(`Daybook (pid ${servers.daybook.pid}) on port ${servers.daybook.port}${servers.baseline ? `, baseline (pid ${servers.baseline.pid}) on port ${servers.baseline.port}` : ''}; logs in ${path.relative(PROJECT_ROOT, LOG_DIR)}/`);
+    say(
+      `Daybook (pid ${servers.daybook.pid}) on port ${servers.daybook.port}${servers.baseline ? `, baseline (pid ${servers.baseline.pid}) on port ${servers.baseline.port}` : ''}; logs in ${path.relative(PROJECT_ROOT, LOG_DIR)}/`,
+    );
     const tokens = input.fixtures.tokens.map((t) => t.token);
     if (input.scenarios.some((s) => s.kind === 'write')) await acquireWriteAttributes(servers.daybook.port, tokens);
     if (servers.baseline) {
@@ -96,7 +98,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
             const cpu = meter.stop();
             cell.samples[target].push({ round, drive: result, cpu, peakRss: peakRss(server.pid) });
             done++;
-            const eta = ((performance.now() - t0) / done) * (total - done) / 1000;
+            const eta = (((performance.now() - t0) / done) * (total - done)) / 1000;
             say(
               `[${input.label} ${done}/${total}, ~${Math.ceil(eta / 60)} min left] ${scenario.name} c=${connections} ${target} round ${round}: ` +
                 `${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50.toFixed(2)} p99 ${result.p99.toFixed(2)} p99.9 ${result.p999.toFixed(2)} ms, ` +

@@ -102,16 +102,35 @@ export function parseOptions(argv: string[]): BenchOptions {
       return v;
     };
     switch (flag) {
-      case '--small': break;
-      case '--users': options.users = positive('users', value()); break;
-      case '--attributes': options.attributes = positive('attributes', value()); break;
-      case '--days': options.days = positive('days', value()); break;
-      case '--seed': options.seed = positive('seed', value()); break;
-      case '--tokens': options.tokens = positive('tokens', value()); break;
-      case '--connections': options.connections = list(value()); break;
-      case '--rounds': options.rounds = positive('rounds', value()); break;
-      case '--duration': options.duration = positive('duration', value()); break;
-      case '--warmup': options.warmup = Number(value()); break;
+      case '--small':
+        break;
+      case '--users':
+        options.users = positive('users', value());
+        break;
+      case '--attributes':
+        options.attributes = positive('attributes', value());
+        break;
+      case '--days':
+        options.days = positive('days', value());
+        break;
+      case '--seed':
+        options.seed = positive('seed', value());
+        break;
+      case '--tokens':
+        options.tokens = positive('tokens', value());
+        break;
+      case '--connections':
+        options.connections = list(value());
+        break;
+      case '--rounds':
+        options.rounds = positive('rounds', value());
+        break;
+      case '--duration':
+        options.duration = positive('duration', value());
+        break;
+      case '--warmup':
+        options.warmup = Number(value());
+        break;
       case '--scenarios': {
         options.scenarios = value().split(',');
         const unknown = options.scenarios.filter((s) => !SCENARIO_NAMES.includes(s));
@@ -123,13 +142,27 @@ export function parseOptions(argv: string[]): BenchOptions {
         options.scales = v === 'none' ? [] : list(v);
         break;
       }
-      case '--scale-connections': options.scaleConnections = list(value()); break;
-      case '--reuse-data': options.reuseData = true; break;
-      case '--skip-derive': options.skipDerive = true; break;
-      case '--pool': options.pool = positive('pool', value()); break;
-      case '--cpu-prof': options.cpuProf = true; break;
-      case '--metrics': options.metrics = true; break;
-      case '--webhooks': options.webhooks = true; break;
+      case '--scale-connections':
+        options.scaleConnections = list(value());
+        break;
+      case '--reuse-data':
+        options.reuseData = true;
+        break;
+      case '--skip-derive':
+        options.skipDerive = true;
+        break;
+      case '--pool':
+        options.pool = positive('pool', value());
+        break;
+      case '--cpu-prof':
+        options.cpuProf = true;
+        break;
+      case '--metrics':
+        options.metrics = true;
+        break;
+      case '--webhooks':
+        options.webhooks = true;
+        break;
       default:
         throw new Error(`Unknown option ${flag}.\n\n${USAGE}`);
     }

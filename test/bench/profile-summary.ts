@@ -56,7 +56,8 @@ function main(): void {
     if (i >= Math.max(0, first)) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const key = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+  const key = (n: ProfileNode) =>
+    `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
 
   const areas = new Map<string, number>();
   const selfByFunction = new Map<string, number>();

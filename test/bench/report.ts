@@ -161,13 +161,21 @@ export function checkTargets(cells: Cell[], overallPeakRss: number): TargetCheck
     const pair = both(scenario, connections);
     if (!pair) return;
     const r = pair.d.rps.median / pair.b.rps.median;
-    checks.push({ target: `${scenario}: req/s >= ${need} x baseline at ${connections} connections`, met: r >= need, detail: `${ratio(r)} (${int(pair.d.rps.median)} vs ${int(pair.b.rps.median)})` });
+    checks.push({
+      target: `${scenario}: req/s >= ${need} x baseline at ${connections} connections`,
+      met: r >= need,
+      detail: `${ratio(r)} (${int(pair.d.rps.median)} vs ${int(pair.b.rps.median)})`,
+    });
   };
   const tail = (scenario: string, connections: number, limit: number) => {
     const pair = both(scenario, connections);
     if (!pair) return;
     const p = pair.d.p99.median / pair.b.p99.median;
-    checks.push({ target: `${scenario}: p99 <= ${limit} x baseline at ${connections} connections`, met: p <= limit, detail: `${ratio(p)} (${ms(pair.d.p99.median)} vs ${ms(pair.b.p99.median)} ms)` });
+    checks.push({
+      target: `${scenario}: p99 <= ${limit} x baseline at ${connections} connections`,
+      met: p <= limit,
+      detail: `${ratio(p)} (${ms(pair.d.p99.median)} vs ${ms(pair.b.p99.median)} ms)`,
+    });
   };
   for (const scenario of [...new Set(cells.map((c) => c.scenario))]) {
     const kind = cells.find((c) => c.scenario === scenario)!.kind;
@@ -181,15 +189,25 @@ export function checkTargets(cells: Cell[], overallPeakRss: number): TargetCheck
         throughput(scenario, connections, 0.7);
         tail(scenario, connections, 2);
       }
-      const cpuMs = [8, 32].map((c) => both(scenario, c)).filter((p) => p !== undefined).map((p) => (p!.d.cpu.service * 10) / p!.d.rps.median);
+      const cpuMs = [8, 32]
+        .map((c) => both(scenario, c))
+        .filter((p) => p !== undefined)
+        .map((p) => (p!.d.cpu.service * 10) / p!.d.rps.median);
       if (cpuMs.length > 0) {
         const worst = Math.max(...cpuMs);
-        checks.push({ target: `${scenario}: Daybook CPU < ${WRITE_CPU_MS} ms per request at 8 and 32 connections`, met: worst < WRITE_CPU_MS, detail: `${ms(worst)} ms` });
+        checks.push({
+          target: `${scenario}: Daybook CPU < ${WRITE_CPU_MS} ms per request at 8 and 32 connections`,
+          met: worst < WRITE_CPU_MS,
+          detail: `${ms(worst)} ms`,
+        });
       }
     }
   }
   checks.push({ target: 'Daybook peak RSS < 250 MB', met: overallPeakRss < 250e6, detail: mb(overallPeakRss) });
-  const errors = cells.reduce((sum, c) => sum + c.samples.daybook.reduce((s, x) => s + x.drive.errors, 0) + c.samples.baseline.reduce((s, x) => s + x.drive.errors, 0), 0);
+  const errors = cells.reduce(
+    (sum, c) => sum + c.samples.daybook.reduce((s, x) => s + x.drive.errors, 0) + c.samples.baseline.reduce((s, x) => s + x.drive.errors, 0),
+    0,
+  );
   checks.push({ target: 'zero errors', met: errors === 0, detail: String(errors) });
   return checks;
 }
@@ -207,7 +225,10 @@ export function currentCommit(): string | undefined {
     const ref = head.slice(5);
     const loose = path.join(gitDir, ref);
     if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim();
-    const packed = fs.readFileSync(path.join(gitDir, 'packed-refs'), 'utf8').split('\n').find((line) => line.endsWith(` ${ref}`));
+    const packed = fs
+      .readFileSync(path.join(gitDir, 'packed-refs'), 'utf8')
+      .split('\n')
+      .find((line) => line.endsWith(` ${ref}`));
     return packed?.split(' ')[0];
   } catch {
     return undefined;

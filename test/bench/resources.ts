@@ -63,7 +63,6 @@ export function peakRss(pid: number): number {
   return statusField(pid, 'VmHWM');
 }
 
-
 /** Starts a new peak-RSS window for the process; false when the kernel refuses. */
 export function resetPeakRss(pid: number): boolean {
   try {

@@ -52,7 +52,8 @@ async function waitForLine<T>(file: string, child: ChildProcess, found: (line: s
       const result = found(line);
       if (result !== undefined) return result;
     }
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${path.basename(file)}: the process exited (${child.exitCode ?? child.signalCode}) before listening:\n${text.slice(-3000)}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${path.basename(file)}: the process exited (${child.exitCode ?? child.signalCode}) before listening:\n${text.slice(-3000)}`);
     if (Date.now() > deadline) throw new Error(`${path.basename(file)}: not listening after ${timeoutMs} ms:\n${text.slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -67,7 +68,13 @@ function parseJson(line: string): Record<string, unknown> | undefined {
   }
 }
 
-async function start(name: string, args: string[], env: Record<string, string>, logFile: string, port: (line: string) => number | undefined): Promise<RunningServer> {
+async function start(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  logFile: string,
+  port: (line: string) => number | undefined,
+): Promise<RunningServer> {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const fd = fs.openSync(logFile, 'w');
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', fd, fd] });

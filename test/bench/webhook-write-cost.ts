@@ -69,8 +69,7 @@ async function main(): Promise<void> {
             // STATEMENTS_PER_CELL writes in one server-side loop (no round trips, no EXPLAIN
             // overhead), each on other days: new days (insert) or days with a value (update).
             const firstDay = path === 'insert' ? "'2099-01-01'::date + i" : `'${person.last}'::date - i`;
-            const write = WRITE
-              .replaceAll('$1', person.user_id)
+            const write = WRITE.replaceAll('$1', person.user_id)
               .replace('$2::bigint[]', `'{${person.ids.join(',')}}'::bigint[]`)
               .replace('$3::date[]', `array_fill(${firstDay}, array[${person.ids.length}])`)
               .replace('$4::float8[]', `array_fill((i + 1)::float8, array[${person.ids.length}])`);
@@ -87,10 +86,14 @@ async function main(): Promise<void> {
       }
       bar.stop();
       await setState(client, 'no endpoint');
-      say(`Server-side time of one 30-row value write statement, ms (median over ${ROUNDS} rounds of ${STATEMENTS_PER_CELL} statements in a server-side loop):`);
+      say(
+        `Server-side time of one 30-row value write statement, ms (median over ${ROUNDS} rounds of ${STATEMENTS_PER_CELL} statements in a server-side loop):`,
+      );
       say('| Path | ' + STATES.join(' | ') + ' |');
       for (const path of ['insert', 'update']) {
-        say(`| ${path} (30 attributes of ${path === 'insert' ? 'a new day' : 'a day with values'}) | ${STATES.map((s) => median(times.get(`${path}|${s}`)!).toFixed(3)).join(' | ')} |`);
+        say(
+          `| ${path} (30 attributes of ${path === 'insert' ? 'a new day' : 'a day with values'}) | ${STATES.map((s) => median(times.get(`${path}|${s}`)!).toFixed(3)).join(' | ')} |`,
+        );
       }
     } finally {
       await client.end();

@@ -90,7 +90,11 @@ test('an expired access token is refreshed once, the call sent again and the new
     onTokens: (t) => void stored.push(t),
   });
   // The access token expires (its refresh token stays valid, as after a long time offline).
-  await app.db('tokens').where({ user_id: person.id, client_pk: client.id }).whereRaw('scopes = ?', [['activity_read']]).update({ access_expires_at: new Date(Date.now() - 1000) });
+  await app
+    .db('tokens')
+    .where({ user_id: person.id, client_pk: client.id })
+    .whereRaw('scopes = ?', [['activity_read']])
+    .update({ access_expires_at: new Date(Date.now() - 1000) });
   const [first, second] = await Promise.all([reader.profile(), reader.attributes()]);
   expect([first.ok, second.ok]).toEqual([true, true]);
   expect(stored).toHaveLength(1);
@@ -136,7 +140,13 @@ test('a rate-limited call answers 429 with Retry-After', async () => {
 });
 
 test('the OAuth client exchanges a code, and the v1 client reads $self', async () => {
-  const code = await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['sleep_read'], now: new Date() });
+  const code = await issueAuthorisationCode(app.db, {
+    userId: person.id,
+    clientPk: client.id,
+    redirectUri: REDIRECT_URI,
+    scopes: ['sleep_read'],
+    now: new Date(),
+  });
   const oauth = createOAuthClient({ baseUrl: app.baseUrl, clientId: client.client_id, clientSecret: secret });
   const exchanged = await oauth.exchangeCode({ code, redirectUri: REDIRECT_URI });
   expect(exchanged.ok && exchanged.data.scope).toBe('sleep_read');

@@ -31,7 +31,10 @@ const seen: Seen[] = [];
 function answer(request: Seen): { status: number; body: unknown } {
   const pactLink = (file: string) => `${base}/pacts/${encodeURIComponent(file)}`;
   if (request.method === 'GET' && request.url === '/') {
-    return { status: 200, body: { _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } } };
+    return {
+      status: 200,
+      body: { _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } },
+    };
   }
   if (request.method === 'GET' && request.url === '/pacts/provider/Daybook/for-verification') {
     return { status: 200, body: { _links: { self: { href: `${base}${request.url}`, title: 'Pacts to be verified' } } } };
@@ -48,7 +51,10 @@ function answer(request: Seen): { status: number; body: unknown } {
   if (request.method === 'GET' && pact) {
     const file = decodeURIComponent(pact[1]);
     const content = JSON.parse(fs.readFileSync(path.join(PACTS_DIR, file), 'utf8')) as Record<string, unknown>;
-    return { status: 200, body: { ...content, _links: { self: { href: pactLink(file) }, 'pb:publish-verification-results': { href: `${pactLink(file)}/verification-results` } } } };
+    return {
+      status: 200,
+      body: { ...content, _links: { self: { href: pactLink(file) }, 'pb:publish-verification-results': { href: `${pactLink(file)}/verification-results` } } },
+    };
   }
   if (request.method === 'POST' && /^\/pacts\/[^/]+\/verification-results$/.test(request.url)) return { status: 201, body: {} };
   return { status: 404, body: { error: `no ${request.method} ${request.url} in this stand-in broker` } };
@@ -88,7 +94,9 @@ test('with a broker, the pacts come from it and a successful result is published
   expect(seen.every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
   const fetched = seen.filter((r) => r.method === 'GET' && r.url.endsWith('.json')).map((r) => decodeURIComponent(r.url.slice('/pacts/'.length)));
   expect(fetched.sort()).toEqual(SERVED);
-  const results = seen.filter((r) => r.url.endsWith('/verification-results')).map((r) => JSON.parse(r.body) as { success: boolean; providerApplicationVersion: string });
+  const results = seen
+    .filter((r) => r.url.endsWith('/verification-results'))
+    .map((r) => JSON.parse(r.body) as { success: boolean; providerApplicationVersion: string });
   expect(results).toHaveLength(SERVED.length);
   expect(results.every((r) => r.success && r.providerApplicationVersion === 'test-version')).toBe(true);
 }, 120_000);

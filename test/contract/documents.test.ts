@@ -51,13 +51,23 @@ const EXTENSIONS: Array<[ApiName, string, string]> = [
   ['v2', 'post', '/api/2/webhooks/{id}/deliveries/{message_id}/resend/'],
 ];
 
-type Operation = { operationId?: string; tags?: string[]; summary?: string; description?: string; responses?: Record<string, unknown>; parameters?: Array<{ name: string; description?: string; schema?: unknown }> };
+type Operation = {
+  operationId?: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  responses?: Record<string, unknown>;
+  parameters?: Array<{ name: string; description?: string; schema?: unknown }>;
+};
 
 /** Follows a local `$ref` of the bundled document. */
 function resolve<T>(document: unknown, value: T): T {
   const ref = (value as { $ref?: string }).$ref;
   if (!ref) return value;
-  return ref.slice(2).split('/').reduce((node: any, key) => node[key], document) as T;
+  return ref
+    .slice(2)
+    .split('/')
+    .reduce((node: any, key) => node[key], document) as T;
 }
 
 function operations(name: ApiName): Array<[string, string, Operation]> {
@@ -76,7 +86,11 @@ test.each(SPEC_ENDPOINTS)('%s document has %s %s', (name, method, route) => {
 
 test.each(['v2', 'v1', 'oauth'] as ApiName[])('the %s document has nothing the spec list lacks', (name) => {
   const listed = [...SPEC_ENDPOINTS, ...EXTENSIONS].filter(([api]) => api === name).map(([, m, r]) => `${m} ${r}`);
-  expect(operations(name).map(([m, r]) => `${m} ${r}`).sort()).toEqual(listed.sort());
+  expect(
+    operations(name)
+      .map(([m, r]) => `${m} ${r}`)
+      .sort(),
+  ).toEqual(listed.sort());
 });
 
 test.each(['v2', 'v1', 'oauth'] as ApiName[])('every %s operation has an operationId, one tag, a summary, a description and documented errors', (name) => {
@@ -94,7 +108,15 @@ test.each(['v2', 'v1', 'oauth'] as ApiName[])('every %s operation has an operati
 });
 
 test('the batch limits and per-page limits the spec gives are in the v2 document', () => {
-  const document = loadBundle('v2') as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { maxItems?: number } }> }; parameters?: Array<{ name: string; schema: { maximum?: number } }> }>> };
+  const document = loadBundle('v2') as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        { requestBody?: { content: Record<string, { schema: { maxItems?: number } }> }; parameters?: Array<{ name: string; schema: { maximum?: number } }> }
+      >
+    >;
+  };
   for (const route of ['update', 'increment', 'acquire', 'release', 'create']) {
     expect(document.paths[`/api/2/attributes/${route}/`].post.requestBody!.content['application/json'].schema.maxItems).toBe(35);
   }
@@ -105,6 +127,10 @@ test('the batch limits and per-page limits the spec gives are in the v2 document
 test('the generated types compile with tsc --noEmit', () => {
   const files = ['v2', 'v1', 'oauth'].map((name) => path.join(PROJECT_ROOT, 'generated', 'types', `${name}.ts`));
   expect(() =>
-    execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', ...files], { stdio: 'pipe' }),
+    execFileSync(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', ...files],
+      { stdio: 'pipe' },
+    ),
   ).not.toThrow();
 });

@@ -95,8 +95,9 @@ export async function disagreements(interaction: PactInteraction): Promise<strin
   // Request: media type, credentials, then the document's own validation.
   const headers = lowerCaseKeys(request.headers);
   const mediaType = (headers['content-type'] ?? '').split(';')[0].trim();
-  const declared = Object.keys(((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {}));
-  if (request.body !== undefined && !declared.includes(mediaType)) problems.push(`request: ${id} does not take a ${mediaType || 'body without Content-Type'} body (it takes ${declared.join(', ') || 'no body'})`);
+  const declared = Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+  if (request.body !== undefined && !declared.includes(mediaType))
+    problems.push(`request: ${id} does not take a ${mediaType || 'body without Content-Type'} body (it takes ${declared.join(', ') || 'no body'})`);
   const security = securityProblem(api.definition as { security?: Array<Record<string, unknown>> }, operation, schemeOf(headers));
   if (security) problems.push(`request: ${security}`);
   const query = Object.fromEntries(Object.entries(request.query ?? {}).map(([key, value]) => [key, single(value) ?? '']));
@@ -109,14 +110,21 @@ export async function disagreements(interaction: PactInteraction): Promise<strin
   const responseHeaders = lowerCaseKeys(response.headers);
   const responseType = (responseHeaders['content-type'] ?? '').split(';')[0].trim();
   const content = documented.content ?? {};
-  if (response.body !== undefined && !(responseType in content)) problems.push(`response: ${id} answers ${response.status} with ${Object.keys(content).join(', ') || 'no body'}, not ${responseType || 'a body without Content-Type'}`);
+  if (response.body !== undefined && !(responseType in content))
+    problems.push(
+      `response: ${id} answers ${response.status} with ${Object.keys(content).join(', ') || 'no body'}, not ${responseType || 'a body without Content-Type'}`,
+    );
   const documentedHeaders = new Set(Object.keys(documented.headers ?? {}).map((h) => h.toLowerCase()));
   for (const header of Object.keys(responseHeaders)) {
-    if (!GENERAL_HEADERS.has(header) && !documentedHeaders.has(header)) problems.push(`response: header ${header} is not documented for ${id} ${response.status}`);
+    if (!GENERAL_HEADERS.has(header) && !documentedHeaders.has(header))
+      problems.push(`response: header ${header} is not documented for ${id} ${response.status}`);
   }
   if (response.body !== undefined && responseType === 'application/json') {
     const result = api.validateResponse(response.body, operation, response.status);
-    for (const error of result.errors ?? []) problems.push(`response: body${error.instancePath.replace(/\//g, '.') || ''} ${error.message}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`);
+    for (const error of result.errors ?? [])
+      problems.push(
+        `response: body${error.instancePath.replace(/\//g, '.') || ''} ${error.message}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`,
+      );
   }
   return problems;
 }

@@ -36,18 +36,38 @@ describe('the agreement check itself', () => {
 
   test('names what a response body lacks or adds', async () => {
     const problems = await disagreements({ ...profile, response: { ...profile.response, body: { username: 'alice', nickname: 'al' } } });
-    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/must have required property 'first_name'/), expect.stringMatching(/additional properties \(nickname\)/)]));
+    expect(problems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/must have required property 'first_name'/), expect.stringMatching(/additional properties \(nickname\)/)]),
+    );
   });
 
   test('rejects an undocumented path, status, header, query parameter value and credentials', async () => {
-    expect(await disagreements({ ...profile, request: { ...profile.request, path: '/api/2/accounts/profiles/' } })).toEqual(['the v2 document has no operation GET /api/2/accounts/profiles/']);
-    expect(await disagreements({ ...profile, response: { status: 418, body: {} } })).toEqual(['response: status 418 is not documented for getProfile']);
-    const valuesRequest = { method: 'GET', path: '/api/2/attributes/values/', query: { attribute: ['steps'], limit: ['many'] }, headers: { Authorization: 'Token abc' } };
-    const valuesProblems = await disagreements({ description: 'values', request: valuesRequest, response: { status: 200, headers: { 'X-Made-Up': '1' } } });
-    expect(valuesProblems).toEqual(expect.arrayContaining([expect.stringMatching(/limit must be integer/), expect.stringMatching(/header x-made-up is not documented/)]));
-    const write = { method: 'POST', path: '/api/2/attributes/release/', headers: { Authorization: 'Token abc', 'Content-Type': 'application/json' }, body: [{ name: 'steps' }] };
-    expect(await disagreements({ description: 'release', request: write, response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: { success: [], failed: [] } } })).toEqual([
-      'request: the request authenticates with SimpleToken, but releaseAttributes accepts OAuth2',
+    expect(await disagreements({ ...profile, request: { ...profile.request, path: '/api/2/accounts/profiles/' } })).toEqual([
+      'the v2 document has no operation GET /api/2/accounts/profiles/',
     ]);
+    expect(await disagreements({ ...profile, response: { status: 418, body: {} } })).toEqual(['response: status 418 is not documented for getProfile']);
+    const valuesRequest = {
+      method: 'GET',
+      path: '/api/2/attributes/values/',
+      query: { attribute: ['steps'], limit: ['many'] },
+      headers: { Authorization: 'Token abc' },
+    };
+    const valuesProblems = await disagreements({ description: 'values', request: valuesRequest, response: { status: 200, headers: { 'X-Made-Up': '1' } } });
+    expect(valuesProblems).toEqual(
+      expect.arrayContaining([expect.stringMatching(/limit must be integer/), expect.stringMatching(/header x-made-up is not documented/)]),
+    );
+    const write = {
+      method: 'POST',
+      path: '/api/2/attributes/release/',
+      headers: { Authorization: 'Token abc', 'Content-Type': 'application/json' },
+      body: [{ name: 'steps' }],
+    };
+    expect(
+      await disagreements({
+        description: 'release',
+        request: write,
+        response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: { success: [], failed: [] } },
+      }),
+    ).toEqual(['request: the request authenticates with SimpleToken, but releaseAttributes accepts OAuth2']);
   });
 });

@@ -178,7 +178,13 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
 
     async [STATES.code](params) {
       const client = await consumerClient(params?.scope);
-      world().code = await issueAuthorisationCode(db, { userId: (await person()).id, clientPk: client.client.id, redirectUri: REDIRECT_URI, scopes: client.scopes, now: now() });
+      world().code = await issueAuthorisationCode(db, {
+        userId: (await person()).id,
+        clientPk: client.client.id,
+        redirectUri: REDIRECT_URI,
+        scopes: client.scopes,
+        now: now(),
+      });
       return undefined;
     },
 

@@ -34,13 +34,25 @@ if (broker) {
     await verifyProvider(app, broker);
   }, 600_000);
 } else {
-  const files = fs.readdirSync(PACTS_DIR).filter((file) => file.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(PACTS_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
 
   test('contracts/pacts/ holds a pact for each consumer', () => {
-    expect(files).toEqual(['daybook-dashboard-Daybook.json', 'daybook-oauth-client-Daybook.json', 'daybook-v1-reader-Daybook.json', 'daybook-write-integration-Daybook.json']);
+    expect(files).toEqual([
+      'daybook-dashboard-Daybook.json',
+      'daybook-oauth-client-Daybook.json',
+      'daybook-v1-reader-Daybook.json',
+      'daybook-write-integration-Daybook.json',
+    ]);
   });
 
-  test.each(files)('Daybook honours %s', async (file) => {
-    await verifyProvider(app, { pactUrls: [path.join(PACTS_DIR, file)] });
-  }, 300_000);
+  test.each(files)(
+    'Daybook honours %s',
+    async (file) => {
+      await verifyProvider(app, { pactUrls: [path.join(PACTS_DIR, file)] });
+    },
+    300_000,
+  );
 }

@@ -1,12 +1,4 @@
-import {
-  GROUPS,
-  GROUP_NAMES,
-  LOW_PRIORITY,
-  TEMPLATES,
-  TEMPLATES_BY_NAME,
-  VALUE_TYPE_DESCRIPTIONS,
-  BUILTIN_SERVICES,
-} from '../../src/db/catalogue';
+import { GROUPS, GROUP_NAMES, LOW_PRIORITY, TEMPLATES, TEMPLATES_BY_NAME, VALUE_TYPE_DESCRIPTIONS, BUILTIN_SERVICES } from '../../src/db/catalogue';
 
 /**
  * The spec's "Supported attributes" table, transcribed apart from the catalogue: name, the group
@@ -112,8 +104,22 @@ const SPEC_GROUP: Record<string, string> = {
 describe('catalogue', () => {
   test('has the 16 groups of the spec, in its order, with distinct labels and priorities', () => {
     expect(GROUP_NAMES).toEqual([
-      'activity', 'productivity', 'mood', 'sleep', 'workouts', 'events', 'finance', 'food',
-      'health', 'location', 'media', 'social', 'weather', 'symptoms', 'medication', 'custom',
+      'activity',
+      'productivity',
+      'mood',
+      'sleep',
+      'workouts',
+      'events',
+      'finance',
+      'food',
+      'health',
+      'location',
+      'media',
+      'social',
+      'weather',
+      'symptoms',
+      'medication',
+      'custom',
     ]);
     expect(GROUPS.map((g) => g.name)).toEqual(GROUP_NAMES);
     expect(new Set(GROUPS.map((g) => g.label)).size).toBe(16);
@@ -148,7 +154,9 @@ describe('catalogue', () => {
   });
 
   test('low priority is kept for secondary templates; the first of each group is not', () => {
-    const low = TEMPLATES.filter((t) => t.priority >= LOW_PRIORITY).map((t) => t.name).sort();
+    const low = TEMPLATES.filter((t) => t.priority >= LOW_PRIORITY)
+      .map((t) => t.name)
+      .sort();
     expect(low).toEqual(['cholesterol', 'keystrokes', 'network2_username', 'sodium', 'weather_icon']);
     expect(TEMPLATES_BY_NAME.get('steps')!.priority).toBe(1);
   });

@@ -30,8 +30,20 @@ afterAll(async () => {
 
 /** The tables the initial migration creates (later migrations may add more). */
 const INITIAL_TABLES = [
-  'attribute_services', 'attribute_values', 'attributes', 'authorisation_codes', 'averages', 'correlations', 'groups',
-  'insights', 'oauth_clients', 'sessions', 'templates', 'tokens', 'users', 'value_changes',
+  'attribute_services',
+  'attribute_values',
+  'attributes',
+  'authorisation_codes',
+  'averages',
+  'correlations',
+  'groups',
+  'insights',
+  'oauth_clients',
+  'sessions',
+  'templates',
+  'tokens',
+  'users',
+  'value_changes',
 ];
 
 const count = async (table: string, where: Record<string, unknown> = {}) =>
@@ -100,9 +112,9 @@ describe('migrations', () => {
 
   test('a value row must hold a number or a text', async () => {
     const attribute = await knex('attributes').first('user_id', 'id');
-    await expect(
-      knex('attribute_values').insert({ user_id: attribute.user_id, attribute_id: attribute.id, date: '2020-01-01' }),
-    ).rejects.toThrow(/attribute_values_value_present/);
+    await expect(knex('attribute_values').insert({ user_id: attribute.user_id, attribute_id: attribute.id, date: '2020-01-01' })).rejects.toThrow(
+      /attribute_values_value_present/,
+    );
   });
 
   test('weekly sets stored with a weekday null get the overall median there, and the weekdays refuse null after', async () => {
@@ -114,8 +126,18 @@ describe('migrations', () => {
     } finally {
       await migrateLatest(knex);
     }
-    expect(await knex('averages').where({ user_id: attribute.user_id, date: '2026-11-16' }).first('monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday')).toEqual({
-      monday: 7000, tuesday: 8000, wednesday: 8000, thursday: 7500, friday: 8000, saturday: 9000, sunday: 8000,
+    expect(
+      await knex('averages')
+        .where({ user_id: attribute.user_id, date: '2026-11-16' })
+        .first('monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'),
+    ).toEqual({
+      monday: 7000,
+      tuesday: 8000,
+      wednesday: 8000,
+      thursday: 7500,
+      friday: 8000,
+      saturday: 9000,
+      sunday: 8000,
     });
     await expect(knex('averages').insert({ ...average, date: '2026-11-23', monday: null })).rejects.toThrow(/not-null/);
     await knex('averages').where({ user_id: attribute.user_id }).delete();

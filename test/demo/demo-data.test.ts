@@ -1,10 +1,5 @@
 import { TEMPLATES, isIntegerValueType } from '../../src/db/catalogue';
-import {
-  DEFAULT_DEMO_TEMPLATES,
-  PLANTED_RELATIONSHIPS,
-  generateDemoData,
-  type DemoSeries,
-} from '../../src/demo/demo-data';
+import { DEFAULT_DEMO_TEMPLATES, PLANTED_RELATIONSHIPS, generateDemoData, type DemoSeries } from '../../src/demo/demo-data';
 
 const END = '2026-11-21';
 
@@ -42,8 +37,7 @@ function alignedCorrelation(a: Float64Array, b: Float64Array, offset: 0 | -1): n
 }
 
 const START = '2025-11-22'; // 365 days ending at END
-const correlation = (a: DemoSeries, b: DemoSeries, offset: 0 | -1) =>
-  alignedCorrelation(aligned(a, START, 365), aligned(b, START, 365), offset);
+const correlation = (a: DemoSeries, b: DemoSeries, offset: 0 | -1) => alignedCorrelation(aligned(a, START, 365), aligned(b, START, 365), offset);
 
 const byTemplate = (data: DemoSeries[]) => new Map(data.map((s) => [s.template, s]));
 
@@ -167,7 +161,9 @@ describe('generateDemoData', () => {
   test('without rhythms, every pair that is not planted is unrelated (no chance finding above |r| 0.35)', () => {
     const data = generateDemoData({ seed: 4, days: 365, endDate: END, attributes: TEMPLATES.length, rhythms: false });
     const numeric = data.filter((s) => s.valueType !== 2).map((s) => ({ template: s.template, values: aligned(s, START, 365) }));
-    const planted = new Set(PLANTED_RELATIONSHIPS.flatMap((p) => [`${p.attribute}|${p.attribute2}|${p.offset}`, ...(p.offset === 0 ? [`${p.attribute2}|${p.attribute}|0`] : [])]));
+    const planted = new Set(
+      PLANTED_RELATIONSHIPS.flatMap((p) => [`${p.attribute}|${p.attribute2}|${p.offset}`, ...(p.offset === 0 ? [`${p.attribute2}|${p.attribute}|0`] : [])]),
+    );
     let worst = 0;
     for (const a of numeric) {
       for (const b of numeric) {

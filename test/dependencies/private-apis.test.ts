@@ -44,7 +44,9 @@ test("knex's pg client still runs queries through _query: a PREPARED statement i
 
 test("openapi-backend's router still looks operations up through getOperations, which createBackend caches", async () => {
   const noop: OperationHandler = () => undefined;
-  const ids = Object.values(loadBundle('v2').paths ?? {}).flatMap((item) => Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'operationId' in op ? [String(op.operationId)] : [])));
+  const ids = Object.values(loadBundle('v2').paths ?? {}).flatMap((item) =>
+    Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'operationId' in op ? [String(op.operationId)] : [])),
+  );
   const backend = await createBackend('v2', Object.fromEntries(ids.map((id) => [id, noop])));
   const cached = backend.api.router.getOperations();
   expect(backend.api.router.getOperations()).toBe(cached); // the same list, not rebuilt

@@ -37,7 +37,12 @@ afterAll(async () => {
 const credentials = () => ({ client_id: client.client_id, client_secret: secret });
 /** The grant a refresh token belongs to. */
 async function grantOf(refreshToken: string): Promise<string> {
-  return (await app.db('tokens').where({ refresh_hash: hashCredential(refreshToken) }).first('grant_id')).grant_id;
+  return (
+    await app
+      .db('tokens')
+      .where({ refresh_hash: hashCredential(refreshToken) })
+      .first('grant_id')
+  ).grant_id;
 }
 
 /** A grant issued `issuedAgo` ago, revoked `revokedAgo` ago when given; its id. */
@@ -70,15 +75,33 @@ test('deletes what has expired and keeps what can still be used or still protect
   // Codes: one exchanged, its grant alive, expired two days ago by now (stays: its replay must
   // still revoke); one never exchanged, expired two days ago (goes); one of the grant revoked long
   // ago (goes with it); one expired within the day (stays).
-  const usedCode = await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['mood_read'], now: new Date() });
+  const usedCode = await issueAuthorisationCode(app.db, {
+    userId: person.id,
+    clientPk: client.id,
+    redirectUri: REDIRECT_URI,
+    scopes: ['mood_read'],
+    now: new Date(),
+  });
   const exchanged = await tokenRequest(app, { grant_type: 'authorization_code', code: usedCode, redirect_uri: REDIRECT_URI, ...credentials() });
   expect(exchanged.status).toBe(200);
   const codeGrant = await grantOf(exchanged.body.refresh_token);
-  await app.db('authorisation_codes').where({ grant_id: codeGrant }).update({ expires_at: ago(2 * DAY) });
+  await app
+    .db('authorisation_codes')
+    .where({ grant_id: codeGrant })
+    .update({ expires_at: ago(2 * DAY) });
   await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['mood_read'], now: ago(2 * DAY) });
   await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['mood_read'], now: ago(100 * DAY) });
-  await app.db('authorisation_codes').where('created_at', '<', ago(50 * DAY)).update({ grant_id: revokedLongAgo });
-  await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['mood_read'], now: ago(CODE_RETENTION_MS / 2) });
+  await app
+    .db('authorisation_codes')
+    .where('created_at', '<', ago(50 * DAY))
+    .update({ grant_id: revokedLongAgo });
+  await issueAuthorisationCode(app.db, {
+    userId: person.id,
+    clientPk: client.id,
+    redirectUri: REDIRECT_URI,
+    scopes: ['mood_read'],
+    now: ago(CODE_RETENTION_MS / 2),
+  });
 
   // Rate-limit windows: the live token's (it has made a request) and an address's that ended.
   const before = await app.get('/api/2/accounts/profile/', { bearer: refreshed.body.access_token });
@@ -95,7 +118,9 @@ test('deletes what has expired and keeps what can still be used or still protect
   expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 1, rateLimits: 1, throttleEvents: 1, tokens: 2, codes: 2 });
   expect((await app.db('throttle_events').select('account_key')).map((r: { account_key: string }) => r.account_key)).toEqual(['recent']);
 
-  expect([await grantRows(revokedLongAgo), await grantRows(revokedRecently), await grantRows(expiredLongAgo), await grantRows(liveGrant)]).toEqual([0, 1, 0, 2]);
+  expect([await grantRows(revokedLongAgo), await grantRows(revokedRecently), await grantRows(expiredLongAgo), await grantRows(liveGrant)]).toEqual([
+    0, 1, 0, 2,
+  ]);
   expect((await app.db('authorisation_codes')).length).toBe(codesBefore - 2);
   expect((await app.db('rate_limits')).length).toBe(limitsBefore - 1);
   expect(await app.db('rate_limits').where({ key: 'api:ip:203.0.113.9' })).toEqual([]);
@@ -120,7 +145,13 @@ test('deletes what has expired and keeps what can still be used or still protect
 });
 
 test('the job queue schedules it hourly, and a run of the job does the sweep', async () => {
-  const jobs = await startJobs({ connectionString: app.deps.config.databaseUrl!, db: app.db, logger: app.deps.logger, now: () => new Date(), pollingIntervalSeconds: 0.5 });
+  const jobs = await startJobs({
+    connectionString: app.deps.config.databaseUrl!,
+    db: app.db,
+    logger: app.deps.logger,
+    now: () => new Date(),
+    pollingIntervalSeconds: 0.5,
+  });
   try {
     const schedules = await jobs.boss.getSchedules();
     expect(schedules.find((s) => s.name === QUEUES.housekeeping)?.cron).toBe(SCHEDULES.housekeeping);

@@ -38,7 +38,12 @@ test('a day of several values is one batch: each answered in order, a refused on
     { ok: false, problem: 'Attribute steps takes an integer value; 12.5 is not one.' },
     { ok: true, name: 'water' },
   ]);
-  const stored = await app.db('attribute_values as v').join('attributes as a', 'a.id', 'v.attribute_id').where({ 'v.user_id': user.id }).orderBy('a.name').select('a.name', 'v.value_num');
+  const stored = await app
+    .db('attribute_values as v')
+    .join('attributes as a', 'a.id', 'v.attribute_id')
+    .where({ 'v.user_id': user.id })
+    .orderBy('a.name')
+    .select('a.name', 'v.value_num');
   expect(stored).toEqual([
     { name: 'mood', value_num: 7 },
     { name: 'water', value_num: 1500 },

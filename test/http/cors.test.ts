@@ -96,7 +96,10 @@ describe('which answers another origin may read', () => {
   });
 
   test('the token endpoint: its answers and its errors are readable', async () => {
-    const res = await app.post('/oauth2/access_token', { form: { grant_type: 'authorization_code', code: 'nope', client_id: 'nobody', redirect_uri: 'https://app.example.net/' }, headers: { Origin: ORIGIN } });
+    const res = await app.post('/oauth2/access_token', {
+      form: { grant_type: 'authorization_code', code: 'nope', client_id: 'nobody', redirect_uri: 'https://app.example.net/' },
+      headers: { Origin: ORIGIN },
+    });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(readable(res)).toBe('*');
   });

@@ -7,7 +7,9 @@ import { createBackend, loadBundle, type ApiName, type OperationHandler } from '
 
 function operationIds(name: ApiName): string[] {
   const paths = loadBundle(name).paths ?? {};
-  return Object.values(paths).flatMap((item) => Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'operationId' in op ? [String(op.operationId)] : [])));
+  return Object.values(paths).flatMap((item) =>
+    Object.values(item ?? {}).flatMap((op) => (op && typeof op === 'object' && 'operationId' in op ? [String(op.operationId)] : [])),
+  );
 }
 
 const answers: OperationHandler = (_c, ctx) => {

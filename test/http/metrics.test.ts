@@ -143,7 +143,14 @@ describe('what is measured', () => {
 
   test('the route label is the template, never the raw URL with a name in it', () => {
     const routes = new Set(samples.filter((s) => s.name === 'daybook_http_requests_total').map((s) => s.labels.route));
-    expect([...routes].sort()).toEqual(['/api/1/users/{username}/profile/', '/api/2/accounts/profile/', '/api/2/attributes/', '/healthz', '/metrics', 'unmatched']);
+    expect([...routes].sort()).toEqual([
+      '/api/1/users/{username}/profile/',
+      '/api/2/accounts/profile/',
+      '/api/2/attributes/',
+      '/healthz',
+      '/metrics',
+      'unmatched',
+    ]);
     expect(samples.some((s) => Object.values(s.labels).some((value) => value.includes(username)))).toBe(false);
   });
 

@@ -57,7 +57,12 @@ test('a refresh in the middle of the hour continues the count: no new 300 by ref
   const first = await issueTokens(app.db, { userId: user.id, clientPk: client.id, scopes: ['mood_read'], now: new Date() });
   expect((await app.get('/api/2/accounts/profile/', { bearer: first.access_token })).status).toBe(200);
   expect((await app.get('/api/2/accounts/profile/', { bearer: first.access_token })).status).toBe(200);
-  const refreshed = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: client.client_id, client_secret: secret! });
+  const refreshed = await tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: first.refresh_token,
+    client_id: client.client_id,
+    client_secret: secret!,
+  });
   expect(refreshed.status).toBe(200);
   const third = await app.get('/api/2/accounts/profile/', { bearer: refreshed.body.access_token });
   expect([third.status, third.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
@@ -67,7 +72,7 @@ test('a refresh in the middle of the hour continues the count: no new 300 by ref
   expect((await app.get('/api/2/accounts/profile/', { bearer: again.access_token })).status).toBe(429);
 });
 
-test('another app of the same person has its own count; a simple token and a session share the person\'s', async () => {
+test("another app of the same person has its own count; a simple token and a session share the person's", async () => {
   const { user, simpleToken } = await makeUser(app);
   const { client: one } = await makeClient(app, user, 'One');
   const { client: two } = await makeClient(app, user, 'Two');

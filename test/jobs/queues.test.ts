@@ -58,20 +58,34 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs = 20_000
 async function fetchAll(running: Jobs, queue: string): Promise<number[]> {
   await sleep(20);
   const jobs = await running.boss.fetch<{ userId: number }>(queue, { batchSize: 100 });
-  if (jobs.length > 0) await running.boss.complete(queue, jobs.map((j) => j.id));
+  if (jobs.length > 0)
+    await running.boss.complete(
+      queue,
+      jobs.map((j) => j.id),
+    );
   return jobs.map((j) => j.data.userId);
 }
 
 async function personWithData(): Promise<User> {
   const { user } = await makeUser(app, { timezone: 'UTC' });
-  await loadDemoData(app.db, user.id, { seed: 3, days: 200, endDate: '2026-11-20', attributes: ['steps', 'active_energy', 'sleep', 'mood', 'water'], rhythms: false });
+  await loadDemoData(app.db, user.id, {
+    seed: 3,
+    days: 200,
+    endDate: '2026-11-20',
+    attributes: ['steps', 'active_energy', 'sleep', 'mood', 'water'],
+    rhythms: false,
+  });
   return user;
 }
 
 async function snapshot(userId: number) {
   return {
     averages: await app.db('averages').where({ user_id: userId }).orderBy(['date', 'attribute_id']).select('attribute_id', 'date', 'overall', 'monday'),
-    correlations: await app.db('correlations').where({ user_id: userId }).orderBy(['date', 'attribute_id', 'attribute2_id', 'offset']).select('attribute_id', 'attribute2_id', 'offset', 'value', 'date'),
+    correlations: await app
+      .db('correlations')
+      .where({ user_id: userId })
+      .orderBy(['date', 'attribute_id', 'attribute2_id', 'offset'])
+      .select('attribute_id', 'attribute2_id', 'offset', 'value', 'date'),
     weeks: await app.db('derived_weeks').where({ user_id: userId }).select('date', 'published'),
   };
 }
@@ -176,7 +190,10 @@ describe('sweeps', () => {
     const { user } = await makeUser(app, { timezone: 'UTC' });
     const steps = await addAttribute(app, user.id, { name: 'steps' });
     await addValues(app, user.id, steps, { '2026-11-19': 100, '2026-11-20': 200 });
-    await app.db('value_changes').insert([{ user_id: user.id, date: '2026-11-19' }, { user_id: user.id, date: '2026-11-20' }]);
+    await app.db('value_changes').insert([
+      { user_id: user.id, date: '2026-11-19' },
+      { user_id: user.id, date: '2026-11-20' },
+    ]);
     const worker = await jobs();
     const seen = await app.db('value_changes').where({ user_id: user.id });
     expect(seen).toHaveLength(2);
@@ -189,7 +206,10 @@ describe('sweeps', () => {
 describe('value changes', () => {
   test('a run deletes the changes it saw, but not one recorded again meanwhile', async () => {
     const { user } = await makeUser(app, { timezone: 'UTC' });
-    await app.db('value_changes').insert([{ user_id: user.id, date: '2026-11-19' }, { user_id: user.id, date: '2026-11-20' }]);
+    await app.db('value_changes').insert([
+      { user_id: user.id, date: '2026-11-19' },
+      { user_id: user.id, date: '2026-11-20' },
+    ]);
     await app.db.transaction(async (trx) => {
       const seen = await pendingChanges(trx, user.id);
       expect(seen.map((c) => c.date).sort()).toEqual(['2026-11-19', '2026-11-20']);
@@ -209,7 +229,10 @@ describe('a derive that fails half-way', () => {
     const before = await snapshot(person.id);
     expect(before.averages.length).toBeGreaterThan(0);
     // New data that would change every result, then a derive of the same week that dies half-way.
-    await app.db('attribute_values').where({ user_id: person.id }).update({ value_num: app.db.raw('value_num * 2 + (date - ?::date)', ['2026-01-01']) });
+    await app
+      .db('attribute_values')
+      .where({ user_id: person.id })
+      .update({ value_num: app.db.raw('value_num * 2 + (date - ?::date)', ['2026-01-01']) });
     await expect(
       deriveUser(app.db, person.id, {
         now: NOW,
@@ -228,7 +251,10 @@ describe('a derive that fails half-way', () => {
     const person = await personWithData();
     await deriveUser(app.db, person.id, { now: NOW });
     const before = await snapshot(person.id);
-    await app.db('attribute_values').where({ user_id: person.id }).update({ value_num: app.db.raw('value_num + 1000') });
+    await app
+      .db('attribute_values')
+      .where({ user_id: person.id })
+      .update({ value_num: app.db.raw('value_num + 1000') });
     // knex reports the dropped connection on the console; expected here.
     const quiet = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     await expect(

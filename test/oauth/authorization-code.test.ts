@@ -27,8 +27,19 @@ async function setUp(options: { confidential?: boolean } = {}) {
 describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
   test('a valid code, client credentials and the same redirect_uri give the Token response (Bearer, space-separated scope, expires_in 31536000, no-store)', async () => {
     const { session, client, secret } = await setUp();
-    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'activity_read+sleep_write', state: 'xyz' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const code = await authorizeCode(app, session, {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'activity_read+sleep_write',
+      state: 'xyz',
+    });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body).toEqual({
@@ -43,7 +54,9 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
   test('the token endpoint accepts a JSON body as well as a form', async () => {
     const { session, client, secret } = await setUp();
     const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const res = await app.post('/oauth2/access_token', { json: { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret, redirect_uri: REDIRECT_URI } });
+    const res = await app.post('/oauth2/access_token', {
+      json: { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret, redirect_uri: REDIRECT_URI },
+    });
     expect(res.status).toBe(200);
     expect(res.body.scope).toBe('mood_read');
   });
@@ -68,7 +81,12 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
     const after = await app.get('/api/2/accounts/profile/', { bearer: first.body.access_token });
     expect(after.status).toBe(401);
     expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const refresh = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id, client_secret: secret! });
+    const refresh = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: client.client_id,
+      client_secret: secret!,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
@@ -78,7 +96,13 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
     app.setNow(issued);
     const early = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
     const late = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const form = (code: string) => ({ grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const form = (code: string) => ({
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     app.setNow(new Date(issued.getTime() + 10 * 60 * 1000 - 1000));
     expect((await tokenRequest(app, form(early))).status).toBe(200);
     app.setNow(new Date(issued.getTime() + 10 * 60 * 1000));
@@ -93,7 +117,13 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
     const { user, session, client } = await setUp();
     const other = await registerApp(app, user, { name: 'Other' });
     const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: other.client.client_id, client_secret: other.secret!, redirect_uri: REDIRECT_URI });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: other.client.client_id,
+      client_secret: other.secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_grant');
   });
@@ -102,7 +132,13 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
     const { user, session } = await setUp();
     const { client, secret } = await registerApp(app, user, { redirectUris: [REDIRECT_URI, 'https://client.example.org/other'] });
     const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: 'https://client.example.org/other' });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: 'https://client.example.org/other',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_grant');
   });
@@ -143,14 +179,25 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
 
   test('an unknown code is invalid_grant', async () => {
     const { client, secret } = await setUp();
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code: 'x'.repeat(43), client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: 'x'.repeat(43),
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_grant');
   });
 
   test('a missing code or redirect_uri is invalid_request', async () => {
     const { client, secret } = await setUp();
-    const noCode = await tokenRequest(app, { grant_type: 'authorization_code', client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const noCode = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(noCode.status).toBe(400);
     expect(noCode.body.error).toBe('invalid_request');
     const noRedirect = await tokenRequest(app, { grant_type: 'authorization_code', code: 'abc', client_id: client.client_id, client_secret: secret! });
@@ -196,27 +243,70 @@ describe('PKCE (rule 7)', () => {
   test('a public client exchanges its code with the right S256 code_verifier and no secret', async () => {
     const { session, client } = await setUp({ confidential: false });
     const { verifier, challenge } = pkcePair();
-    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', code_challenge: challenge, code_challenge_method: 'S256' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+    const code = await authorizeCode(app, session, {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'mood_read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    });
     expect(res.status).toBe(200);
   });
 
   test('a confidential client may use PKCE too', async () => {
     const { session, client, secret } = await setUp();
     const { verifier, challenge } = pkcePair();
-    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', code_challenge: challenge, code_challenge_method: 'S256' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+    const code = await authorizeCode(app, session, {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'mood_read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    });
     expect(res.status).toBe(200);
   });
 
   test('a wrong code_verifier is invalid_grant and burns the code', async () => {
     const { session, client } = await setUp({ confidential: false });
     const { verifier, challenge } = pkcePair();
-    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', code_challenge: challenge, code_challenge_method: 'S256' });
-    const wrong = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier });
+    const code = await authorizeCode(app, session, {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'mood_read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const wrong = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkcePair().verifier,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toBe('invalid_grant');
-    const right = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT_URI, code_verifier: verifier });
+    const right = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    });
     expect(right.status).toBe(400);
     expect(right.body.error).toBe('invalid_grant');
   });
@@ -224,7 +314,13 @@ describe('PKCE (rule 7)', () => {
   test('a missing code_verifier is invalid_grant and burns the code', async () => {
     const { session, client, secret } = await setUp();
     const { verifier, challenge } = pkcePair();
-    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', code_challenge: challenge, code_challenge_method: 'S256' });
+    const code = await authorizeCode(app, session, {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'mood_read',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
     const form = { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI };
     const missing = await tokenRequest(app, form);
     expect(missing.status).toBe(400);
@@ -235,14 +331,27 @@ describe('PKCE (rule 7)', () => {
   test('a code_verifier for a code issued without a challenge is invalid_grant (PKCE downgrade)', async () => {
     const { session, client, secret } = await setUp();
     const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkcePair().verifier,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_grant');
   });
 
   test('a code_verifier of the wrong form is invalid_request', async () => {
     const { client } = await setUp({ confidential: false });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code: 'abc', client_id: client.client_id, redirect_uri: REDIRECT_URI, code_verifier: 'short' });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: 'abc',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: 'short',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_request');
   });

@@ -83,7 +83,9 @@ describe('GET /oauth2/authorize', () => {
     const { user } = await makeUser(app);
     const session = await makeSession(app, user);
     const { client } = await registerApp(app, user, { name: '<script>alert(1)</script>' });
-    const res = await app.get(authorizePath({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' }), { session });
+    const res = await app.get(authorizePath({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' }), {
+      session,
+    });
     expect(res.text).not.toContain('<script>alert(1)</script>');
     expect(res.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
@@ -155,7 +157,16 @@ describe('GET /oauth2/authorize', () => {
 
   test('a repeated client_id or redirect_uri shows an error page', async () => {
     const { session, base, client } = await setUp();
-    const twiceClient = await app.get(authorizePath([['response_type', 'code'], ['client_id', client.client_id], ['client_id', client.client_id], ['redirect_uri', REDIRECT_URI], ['scope', 'mood_read']]), { session });
+    const twiceClient = await app.get(
+      authorizePath([
+        ['response_type', 'code'],
+        ['client_id', client.client_id],
+        ['client_id', client.client_id],
+        ['redirect_uri', REDIRECT_URI],
+        ['scope', 'mood_read'],
+      ]),
+      { session },
+    );
     expect(twiceClient.status).toBe(400);
     const twiceRedirect = await app.get(authorizePath([...Object.entries(base), ['redirect_uri', REDIRECT_URI]] as Array<[string, string]>), { session });
     expect(twiceRedirect.status).toBe(400);
@@ -206,17 +217,32 @@ describe('GET /oauth2/authorize', () => {
   ])('scope may be %s', async (_name, scope, granted) => {
     const { session, client, secret, base } = await setUp();
     // authorizePath encodes '+' as %2B; send the raw query as a client would write it.
-    const page = await app.get(`/oauth2/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=${scope}`, { session });
+    const page = await app.get(
+      `/oauth2/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=${scope}`,
+      { session },
+    );
     expect(page.status).toBe(200);
     const code = await authorizeCode(app, session, { ...base, scope: scope.replace(/\+/g, ' ') });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(res.body.scope).toBe(granted);
   });
 
   test('a read+write token carries every read and write scope into API requests', async () => {
     const { session, client, secret, base } = await setUp();
     const code = await authorizeCode(app, session, { ...base, scope: 'read write' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     const check = await authenticateAccessToken(app.db, res.body.access_token, new Date());
     expect('principal' in check && check.principal.scopes.has('sleep_write') && check.principal.scopes.has('mood_read')).toBe(true);
   });
@@ -231,7 +257,11 @@ describe('PKCE at the authorisation request (rule 7)', () => {
 
   test('plain is refused with invalid_request', async () => {
     const { session, base } = await setUp();
-    expectErrorRedirect(await app.get(authorizePath({ ...base, code_challenge: pkcePair().verifier, code_challenge_method: 'plain', state: 'p' }), { session }), 'invalid_request', 'p');
+    expectErrorRedirect(
+      await app.get(authorizePath({ ...base, code_challenge: pkcePair().verifier, code_challenge_method: 'plain', state: 'p' }), { session }),
+      'invalid_request',
+      'p',
+    );
   });
 
   test('a challenge without code_challenge_method is refused with invalid_request (it would mean plain)', async () => {
@@ -301,7 +331,10 @@ describe('POST /oauth2/authorize', () => {
   test('the parameters are checked again: an unregistered redirect_uri in the form is a 400 error page', async () => {
     const { session, base } = await setUp();
     const csrf = csrfOf((await app.get(authorizePath(base), { session })).text);
-    const res = await app.post('/oauth2/authorize', { session, form: { ...base, redirect_uri: 'https://evil.example.net/cb', csrf_token: csrf, decision: 'allow' } });
+    const res = await app.post('/oauth2/authorize', {
+      session,
+      form: { ...base, redirect_uri: 'https://evil.example.net/cb', csrf_token: csrf, decision: 'allow' },
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });

@@ -81,7 +81,7 @@ describe('client authentication at the token endpoint', () => {
     expect(res.body.error).toBe('invalid_client');
   });
 
-  test("a built-in service (daybook) may not use OAuth grants: unauthorized_client", async () => {
+  test('a built-in service (daybook) may not use OAuth grants: unauthorized_client', async () => {
     const res = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'daybook' });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('unauthorized_client');

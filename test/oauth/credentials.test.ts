@@ -27,12 +27,31 @@ async function fullFlow(scope = 'mood_read') {
   const login = await logIn(app, user.username, password);
   const session = setCookie(login, 'daybook_session')!;
   const { verifier, challenge } = pkcePair();
-  const params = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope, state: 'state-1', code_challenge: challenge, code_challenge_method: 'S256' };
+  const params = {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    scope,
+    state: 'state-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  };
   const consent = await app.get(authorizePath(params), { session });
   const allowed = await app.post('/oauth2/authorize', { session, form: { ...params, csrf_token: csrfOf(consent.text), decision: 'allow' } });
   const code = locationQuery(allowed).get('code')!;
-  const tokens = (await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI, code_verifier: verifier })).body;
-  const refreshed = (await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: secret! })).body;
+  const tokens = (
+    await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    })
+  ).body;
+  const refreshed = (
+    await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: secret! })
+  ).body;
   const fetched = (await app.post('/api/1/auth/simple-token/', { form: { username: user.username, password } })).body.token as string;
   await app.get('/api/2/accounts/profile/', { bearer: refreshed.access_token });
   return { user, client, password, secret: secret!, session, code, verifier, tokens, refreshed, simpleToken: fetched, originalSimpleToken: simpleToken };
@@ -48,7 +67,17 @@ describe('credentials at rest and in logs (rule 10)', () => {
   test('a database dump holds no usable password, token, code, client secret or session id', async () => {
     const flow = await fullFlow();
     const dump = await dumpDatabase();
-    const secrets = [flow.password, flow.secret, flow.session, flow.code, flow.tokens.access_token, flow.tokens.refresh_token, flow.refreshed.access_token, flow.refreshed.refresh_token, flow.simpleToken];
+    const secrets = [
+      flow.password,
+      flow.secret,
+      flow.session,
+      flow.code,
+      flow.tokens.access_token,
+      flow.tokens.refresh_token,
+      flow.refreshed.access_token,
+      flow.refreshed.refresh_token,
+      flow.simpleToken,
+    ];
     for (const secret of secrets) expect(dump).not.toContain(secret);
   });
 
@@ -67,13 +96,29 @@ describe('credentials at rest and in logs (rule 10)', () => {
     app.logs.length = 0;
     const flow = await fullFlow();
     // failures are logged too; make some
-    await tokenRequest(app, { grant_type: 'authorization_code', code: flow.code, client_id: flow.client.client_id, client_secret: flow.secret, redirect_uri: REDIRECT_URI });
+    await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: flow.code,
+      client_id: flow.client.client_id,
+      client_secret: flow.secret,
+      redirect_uri: REDIRECT_URI,
+    });
     await app.get('/api/2/accounts/profile/', { bearer: flow.tokens.access_token });
     await app.get('/settings/profile', { ...PAGE, session: flow.session });
     const logs = app.logs.join('\n');
     expect(logs.length).toBeGreaterThan(0);
     expect(logs).toContain('/oauth2/access_token');
-    for (const secret of [flow.password, flow.secret, flow.session, flow.code, flow.verifier, flow.tokens.access_token, flow.tokens.refresh_token, flow.refreshed.access_token, flow.simpleToken]) {
+    for (const secret of [
+      flow.password,
+      flow.secret,
+      flow.session,
+      flow.code,
+      flow.verifier,
+      flow.tokens.access_token,
+      flow.tokens.refresh_token,
+      flow.refreshed.access_token,
+      flow.simpleToken,
+    ]) {
       expect(logs).not.toContain(secret);
     }
     expect(logs).not.toContain('state-1');

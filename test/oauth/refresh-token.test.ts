@@ -23,8 +23,20 @@ async function grant(scope = 'activity_read activity_write sleep_read', options:
   const session = await makeSession(app, user);
   const { client, secret } = await registerApp(app, user, options);
   const { verifier, challenge } = pkcePair();
-  const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope, code_challenge: challenge, code_challenge_method: 'S256' });
-  const form: Record<string, string> = { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT_URI, code_verifier: verifier };
+  const code = await authorizeCode(app, session, {
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    scope,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  const form: Record<string, string> = {
+    grant_type: 'authorization_code',
+    code,
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+  };
   if (secret) form.client_secret = secret;
   const res = await tokenRequest(app, form);
   expect(res.status).toBe(200);
@@ -45,7 +57,13 @@ describe('POST /oauth2/access_token, grant_type=refresh_token', () => {
     const res = await refresh(credentials, tokens.refresh_token);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', scope: tokens.scope, expires_in: 31536000 });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+      token_type: 'Bearer',
+      scope: tokens.scope,
+      expires_in: 31536000,
+    });
     expect(res.body.access_token).not.toBe(tokens.access_token);
     expect(res.body.refresh_token).not.toBe(tokens.refresh_token);
     expect((await profile(res.body.access_token)).status).toBe(200);
@@ -72,7 +90,11 @@ describe('POST /oauth2/access_token, grant_type=refresh_token', () => {
 
   test('two concurrent refreshes with one token give exactly one success', async () => {
     const { credentials, tokens } = await grant();
-    const results = await Promise.all([refresh(credentials, tokens.refresh_token), refresh(credentials, tokens.refresh_token), refresh(credentials, tokens.refresh_token)]);
+    const results = await Promise.all([
+      refresh(credentials, tokens.refresh_token),
+      refresh(credentials, tokens.refresh_token),
+      refresh(credentials, tokens.refresh_token),
+    ]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400]);
     expect(results.filter((r) => r.status === 400).every((r) => r.body.error === 'invalid_grant')).toBe(true);
   });
@@ -126,12 +148,15 @@ describe('POST /oauth2/access_token, grant_type=refresh_token', () => {
     const edit = await app.db.transaction();
     await edit('oauth_clients').where({ id: client.id }).forUpdate().first('id');
     const racing = refresh(credentials, tokens.refresh_token);
-    const waiting = async () => (await app.db.raw(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows.length > 0;
-    for (const deadline = Date.now() + 10_000; !(await waiting()); ) {
+    const waiting = async () =>
+      (await app.db.raw(`select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)).rows.length > 0;
+    for (const deadline = Date.now() + 10_000; !(await waiting());) {
       if (Date.now() > deadline) throw new Error('the refresh did not wait for the edit');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    await edit('oauth_clients').where({ id: client.id }).update({ allowed_scopes: ['activity_read'] });
+    await edit('oauth_clients')
+      .where({ id: client.id })
+      .update({ allowed_scopes: ['activity_read'] });
     await edit('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: new Date() });
     await edit.commit();
     const res = await racing;
@@ -143,9 +168,16 @@ describe('POST /oauth2/access_token, grant_type=refresh_token', () => {
   test('a refresh asking for scopes its app may no longer ask for is invalid_grant', async () => {
     const { client, credentials, tokens } = await grant('activity_read sleep_read');
     // Narrowed behind the grant's back (as if the revocation had been missed): the refresh itself refuses.
-    await app.db('oauth_clients').where({ id: client.id }).update({ allowed_scopes: ['activity_read'] });
+    await app
+      .db('oauth_clients')
+      .where({ id: client.id })
+      .update({ allowed_scopes: ['activity_read'] });
     const res = await refresh(credentials, tokens.refresh_token);
-    expect([res.status, res.body.error, res.body.error_description]).toEqual([400, 'invalid_grant', 'The client may no longer ask for every scope of this authorisation: authorise again.']);
+    expect([res.status, res.body.error, res.body.error_description]).toEqual([
+      400,
+      'invalid_grant',
+      'The client may no longer ask for every scope of this authorisation: authorise again.',
+    ]);
     const narrowed = await refresh(credentials, tokens.refresh_token, { scope: 'activity_read' });
     expect([narrowed.status, narrowed.body.scope]).toEqual([200, 'activity_read']);
   });

@@ -54,7 +54,11 @@ test('increments under parallel load sum exactly, each seeing a distinct total; 
   const expected = new Map<string, number>();
   const add = (key: string, delta: number) => expected.set(key, (expected.get(key) ?? 0) + delta);
   for (let i = 0; i < ones; i++) {
-    tasks.push(() => app.post('/api/2/attributes/increment/', { bearer, json: [{ name: 'steps', date: '2026-11-01', value: 1 }] }).then((r) => ({ kind: 'one', body: r.body, status: r.status })));
+    tasks.push(() =>
+      app
+        .post('/api/2/attributes/increment/', { bearer, json: [{ name: 'steps', date: '2026-11-01', value: 1 }] })
+        .then((r) => ({ kind: 'one', body: r.body, status: r.status })),
+    );
     if (i % 5 === 0) {
       const batch = Array.from({ length: 10 }, (_, j) => {
         const name = j % 2 === 0 ? 'coffees' : 'caffeine';
@@ -66,13 +70,20 @@ test('increments under parallel load sum exactly, each seeing a distinct total; 
       tasks.push(() => app.post('/api/2/attributes/increment/', { bearer, json: batch }).then((r) => ({ kind: 'batch', body: r.body, status: r.status })));
     }
     if (i % 50 === 0) {
-      tasks.push(() => app.post('/api/2/attributes/update/', { bearer, json: [{ name: 'steps', date: '2026-10-31', value: i }] }).then((r) => ({ kind: 'update', body: r.body, status: r.status })));
+      tasks.push(() =>
+        app
+          .post('/api/2/attributes/update/', { bearer, json: [{ name: 'steps', date: '2026-10-31', value: i }] })
+          .then((r) => ({ kind: 'update', body: r.body, status: r.status })),
+      );
     }
   }
   const answers = await inParallel(tasks, 30);
   expect(answers.filter((a) => a.status !== 200)).toEqual([]);
 
-  const currents = answers.filter((a) => a.kind === 'one').map((a) => a.body.success[0].current as number).sort((a, b) => a - b);
+  const currents = answers
+    .filter((a) => a.kind === 'one')
+    .map((a) => a.body.success[0].current as number)
+    .sort((a, b) => a - b);
   expect(currents).toEqual(Array.from({ length: ones }, (_, i) => i + 1));
   const stored = async (name: string, date: string) => {
     const res = await app.get(`/api/2/attributes/values/?attribute=${name}&date_max=${date}&limit=1`, { token: simpleToken });
@@ -83,7 +94,9 @@ test('increments under parallel load sum exactly, each seeing a distinct total; 
     const [name, date] = key.split(':');
     expect([key, await stored(name, date)]).toEqual([key, total]);
   }
-  process.stdout.write(`concurrency: ${tasks.length} write requests (${ones} single increments, ${sum([...expected.values()].map(() => 1))} keys of batches), 30 in flight\n`);
+  process.stdout.write(
+    `concurrency: ${tasks.length} write requests (${ones} single increments, ${sum([...expected.values()].map(() => 1))} keys of batches), 30 in flight\n`,
+  );
 });
 
 test('simultaneous acquires by many services end with exactly one owner, and only that one can write', async () => {
@@ -99,7 +112,9 @@ test('simultaneous acquires by many services end with exactly one owner, and onl
     expect(rows).toHaveLength(1);
     const owner = services.findIndex(({ client }) => client.id === rows[0].owner_client_pk);
     expect(owner).toBeGreaterThanOrEqual(0);
-    const writes = await Promise.all(tokens.map((bearer) => app.post('/api/2/attributes/update/', { bearer, json: [{ name: 'sleep', date: '2026-11-01', value: 400 + round }] })));
+    const writes = await Promise.all(
+      tokens.map((bearer) => app.post('/api/2/attributes/update/', { bearer, json: [{ name: 'sleep', date: '2026-11-01', value: 400 + round }] })),
+    );
     expect(writes.map((w) => w.status)).toEqual(tokens.map((_, i) => (i === owner ? 200 : 202)));
   }
   expect(await app.db('attribute_services').where({ user_id: user.id }).count('* as n').first()).toEqual({ n: 12 });
@@ -124,7 +139,11 @@ test('simultaneous sign-ups with one user name (in any letter case) make exactly
     const answers = await Promise.all(
       forms.map(({ cookies, csrf }, i) => {
         const username = i % 2 === 0 ? name : name.toUpperCase();
-        return app.post('/signup', { ...PAGE, cookies, form: { username, password: 'a long enough password', password2: 'a long enough password', csrf_token: csrf } });
+        return app.post('/signup', {
+          ...PAGE,
+          cookies,
+          form: { username, password: 'a long enough password', password2: 'a long enough password', csrf_token: csrf },
+        });
       }),
     );
     const made = answers.filter((a) => a.status === 303);

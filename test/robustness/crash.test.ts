@@ -70,7 +70,16 @@ interface Ledger {
 }
 
 function newLedger(): Ledger {
-  return { updates: new Map(), updatesInFlight: new Map(), increments: new Map(), created: new Set(), createdInFlight: new Set(), tags: new Set(), tagsInFlight: new Set(), failed: [] };
+  return {
+    updates: new Map(),
+    updatesInFlight: new Map(),
+    increments: new Map(),
+    created: new Set(),
+    createdInFlight: new Set(),
+    tags: new Set(),
+    tagsInFlight: new Set(),
+    failed: [],
+  };
 }
 
 const INCREMENT_DATES = ['2026-11-01', '2026-11-02', '2026-11-03', '2026-11-04', '2026-11-05'];
@@ -174,8 +183,14 @@ async function verify(db: Knex, ledger: Ledger): Promise<number> {
     checked += acked;
   }
   // Created attributes: there, owned by the app, and the app recorded as able to handle them.
-  const attributes: Array<{ id: number; name: string; owner_client_pk: number | null }> = await db('attributes').where({ user_id: userId }).select('id', 'name', 'owner_client_pk');
-  const services = new Set((await db('attribute_services').where({ user_id: userId, client_pk: person.client.id }).select('attribute_id')).map((r: { attribute_id: number }) => r.attribute_id));
+  const attributes: Array<{ id: number; name: string; owner_client_pk: number | null }> = await db('attributes')
+    .where({ user_id: userId })
+    .select('id', 'name', 'owner_client_pk');
+  const services = new Set(
+    (await db('attribute_services').where({ user_id: userId, client_pk: person.client.id }).select('attribute_id')).map(
+      (r: { attribute_id: number }) => r.attribute_id,
+    ),
+  );
   const byName = new Map(attributes.map((a) => [a.name, a]));
   for (const name of ledger.created) {
     const attribute = byName.get(name);
@@ -235,8 +250,11 @@ test(`SIGKILL during a storm of writes from ${CONNECTIONS} connections: every an
     const read = await call(base, 'GET', `/api/2/attributes/values/?attribute=steps&date_max=${date}&limit=1`, { bearer: person.bearer });
     expect(read.body.results[0]).toEqual({ date, value });
   }
-  const inFlight = ledger.updatesInFlight.size + ledger.createdInFlight.size + ledger.tagsInFlight.size + [...ledger.increments.values()].reduce((n, e) => n + e.inFlight, 0);
-  process.stdout.write(`crash: ${ROUNDS} SIGKILL(s) under ${CONNECTIONS} connections; ${total} answered writes checked after restart, ${inFlight} in flight at the kills (all-or-nothing checked)\n`);
+  const inFlight =
+    ledger.updatesInFlight.size + ledger.createdInFlight.size + ledger.tagsInFlight.size + [...ledger.increments.values()].reduce((n, e) => n + e.inFlight, 0);
+  process.stdout.write(
+    `crash: ${ROUNDS} SIGKILL(s) under ${CONNECTIONS} connections; ${total} answered writes checked after restart, ${inFlight} in flight at the kills (all-or-nothing checked)\n`,
+  );
   service.child.kill('SIGTERM');
   expect(await service.exited).toBe(0);
 });
@@ -248,7 +266,10 @@ test('SIGKILL of the worker while it writes a new weekly set: the old set stays 
   await loadDemoData(db, deriver.user.id, { seed: 5, days: 150, endDate: today, attributes: ['steps', 'sleep', 'mood', 'weight', 'water'], rhythms: false });
   const snapshot = async () => ({
     averages: await db('averages').where({ user_id: deriver.user.id }).orderBy(['date', 'attribute_id']).select('attribute_id', 'date', 'overall'),
-    correlations: await db('correlations').where({ user_id: deriver.user.id }).orderBy(['date', 'attribute_id', 'attribute2_id', 'offset']).select('attribute_id', 'attribute2_id', 'offset', 'value'),
+    correlations: await db('correlations')
+      .where({ user_id: deriver.user.id })
+      .orderBy(['date', 'attribute_id', 'attribute2_id', 'offset'])
+      .select('attribute_id', 'attribute2_id', 'offset', 'value'),
     weeks: await db('derived_weeks').where({ user_id: deriver.user.id }).select('date', 'averages', 'published'),
   });
 
@@ -260,7 +281,9 @@ test('SIGKILL of the worker while it writes a new weekly set: the old set stays 
 
   // New data that changes every result; the week's row is held, so the next derive stops right
   // before its commit, with the new averages and correlations written inside its transaction.
-  await db('attribute_values').where({ user_id: deriver.user.id }).update({ value_num: db.raw('value_num * 3 + 7') });
+  await db('attribute_values')
+    .where({ user_id: deriver.user.id })
+    .update({ value_num: db.raw('value_num * 3 + 7') });
   const holder = await db.client.acquireConnection();
   await db.raw('begin').connection(holder);
   await db.raw('select 1 from derived_weeks where user_id = ? for update', [deriver.user.id]).connection(holder);
@@ -268,7 +291,11 @@ test('SIGKILL of the worker while it writes a new weekly set: the old set stays 
   try {
     expect(await jobs.enqueueDerive(deriver.user.id)).not.toBeNull();
     const blockedDerive = async () =>
-      (await db.raw(`select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into derived_weeks%'`)).rows as Array<{ pid: number }>;
+      (
+        await db.raw(
+          `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into derived_weeks%'`,
+        )
+      ).rows as Array<{ pid: number }>;
     await until(async () => (await blockedDerive()).length === 1, 60_000, 'the derive to reach its last write');
     const [{ pid }] = await blockedDerive();
     // Meanwhile the readers still see the old set.
@@ -278,7 +305,11 @@ test('SIGKILL of the worker while it writes a new weekly set: the old set stays 
     expect(await worker.exited).toBe('SIGKILL');
     await db.raw('rollback').connection(holder);
     // The dead worker's transaction ends without a commit.
-    await until(async () => (await db.raw('select 1 from pg_stat_activity where pid = ?', [pid])).rows.length === 0, 30_000, "the killed worker's connection to close");
+    await until(
+      async () => (await db.raw('select 1 from pg_stat_activity where pid = ?', [pid])).rows.length === 0,
+      30_000,
+      "the killed worker's connection to close",
+    );
     expect(await snapshot()).toEqual(before);
   } finally {
     await db.client.releaseConnection(holder);

@@ -21,7 +21,13 @@ jest.setTimeout(180_000);
 
 // The service's defaults are 3 s to connect, 5 s for a pooled connection, 15 s statement and 20 s
 // unanswered-query limits; the last two are shortened here to keep the test short.
-const LIMITS = { DB_CONNECT_TIMEOUT_MS: '3000', DB_ACQUIRE_TIMEOUT_MS: '5000', DB_STATEMENT_TIMEOUT_MS: '2000', DB_QUERY_TIMEOUT_MS: '2500', SHUTDOWN_TIMEOUT_MS: '3000' };
+const LIMITS = {
+  DB_CONNECT_TIMEOUT_MS: '3000',
+  DB_ACQUIRE_TIMEOUT_MS: '5000',
+  DB_STATEMENT_TIMEOUT_MS: '2000',
+  DB_QUERY_TIMEOUT_MS: '2500',
+  SHUTDOWN_TIMEOUT_MS: '3000',
+};
 /**
  * The longest any request may take while the database is gone. The limits above answer in 3-5 s;
  * the margin is for a loaded 2-core CI machine. Without the limits the same requests hang for
@@ -72,7 +78,11 @@ async function askEverything(): Promise<{ api: Answer[]; page: Answer; ready: An
   const reads = ['/api/2/accounts/profile/', '/api/2/attributes/', '/api/2/attributes/with-values/', '/api/1/users/$self/today/'].map((p) =>
     call(base, 'GET', p, { ...deadline, bearer: person.bearer }),
   );
-  const write = call(base, 'POST', '/api/2/attributes/update/', { ...deadline, bearer: person.bearer, json: [{ name: 'steps', date: '2026-11-20', value: 1 }] });
+  const write = call(base, 'POST', '/api/2/attributes/update/', {
+    ...deadline,
+    bearer: person.bearer,
+    json: [{ name: 'steps', date: '2026-11-20', value: 1 }],
+  });
   const token = call(base, 'POST', '/oauth2/access_token', {
     ...deadline,
     form: { grant_type: 'refresh_token', refresh_token: person.refreshToken, client_id: person.client.client_id, client_secret: person.clientSecret },

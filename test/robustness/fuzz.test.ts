@@ -64,7 +64,13 @@ beforeAll(async () => {
   ({ client, secret: clientSecret } = (await registerApp(app, person, { name: 'Fuzz Writer' })) as { client: OAuthClient; secret: string });
   const bearer = (await makeToken(app, person, client, SCOPES)).access_token;
   // A person with data: two months of values, derived averages, correlations and insights.
-  await loadDemoData(app.db, person.id, { seed: 7, days: 60, endDate: today, attributes: ['steps', 'sleep', 'mood', 'weight', 'body_fat', 'sleep_start'], rhythms: false });
+  await loadDemoData(app.db, person.id, {
+    seed: 7,
+    days: 60,
+    endDate: today,
+    attributes: ['steps', 'sleep', 'mood', 'weight', 'body_fat', 'sleep_start'],
+    rhythms: false,
+  });
   await deriveUser(app.db, person.id, { now: new Date() });
   const acquired = await app.post('/api/2/attributes/acquire/', {
     bearer,
@@ -92,7 +98,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  const lines = [...tried].map(([id, t]) => `${id.padEnd(38)} ${String(t.runs).padStart(5)}  ${[...t.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+  const lines = [...tried].map(
+    ([id, t]) =>
+      `${id.padEnd(38)} ${String(t.runs).padStart(5)}  ${[...t.statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' ')}`,
+  );
   const total = [...tried.values()].reduce((sum, t) => sum + t.runs, 0);
   // The figures the issue asks for: inputs tried per operation and the answers they got.
   process.stdout.write(`\nfuzz: seed ${SEED}, ${RUNS} runs per operation, ${total} requests over ${tried.size} operations\n${lines.join('\n')}\n`);
@@ -108,11 +120,28 @@ const WEBHOOK_MESSAGE = 'msg_fuzz';
  */
 async function resetWebhookFixture(): Promise<void> {
   await app.db('webhook_endpoints').where({ client_pk: client.id }).whereNot({ public_id: WEBHOOK_ENDPOINT }).delete();
-  const endpoint = { client_pk: client.id, url: 'http://127.0.0.1:9/hooks', events: ['values.updated'], secret: 'whsec_ZnV6eg==', disabled_at: new Date(0), disabled_reason: 'fuzz fixture', failing_since: null, previous_secret: null, previous_secret_until: null };
-  const [row] = await app.db('webhook_endpoints').insert({ public_id: WEBHOOK_ENDPOINT, ...endpoint }).onConflict('public_id').merge().returning('id');
-  await app.db('webhook_deliveries')
+  const endpoint = {
+    client_pk: client.id,
+    url: 'http://127.0.0.1:9/hooks',
+    events: ['values.updated'],
+    secret: 'whsec_ZnV6eg==',
+    disabled_at: new Date(0),
+    disabled_reason: 'fuzz fixture',
+    failing_since: null,
+    previous_secret: null,
+    previous_secret_until: null,
+  };
+  const [row] = await app
+    .db('webhook_endpoints')
+    .insert({ public_id: WEBHOOK_ENDPOINT, ...endpoint })
+    .onConflict('public_id')
+    .merge()
+    .returning('id');
+  await app
+    .db('webhook_deliveries')
     .insert({ message_id: WEBHOOK_MESSAGE, endpoint_id: row.id, event_type: 'values.updated', body: '{}', status: 'delivered', resend_requested_at: null })
-    .onConflict('message_id').merge();
+    .onConflict('message_id')
+    .merge();
 }
 
 /** Credentials made for one request: a fresh code and refresh token, the consent form's token. */
@@ -125,7 +154,10 @@ async function freshCredentials(model: Model): Promise<Record<string, string>> {
     fresh[FRESH.code] = await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['mood_read'], now });
   }
   if (model.op.operationId === 'submitAuthorizationConsent') {
-    const page = await app.get(`/oauth2/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=mood_read`, { session: vocabulary.session });
+    const page = await app.get(
+      `/oauth2/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&scope=mood_read`,
+      { session: vocabulary.session },
+    );
     fresh[FRESH.csrf] = csrfOf(page.text);
   }
   return fresh;
@@ -142,7 +174,8 @@ function mayChange(model: Model, answer: RawAnswer): string[] {
   if (answer.status >= 400) return [];
   if (model.op.operationId === 'createAccessToken') return ['tokens', 'authorisation_codes'];
   if (model.op.operationId === 'submitAuthorizationConsent') return ['authorisation_codes'];
-  if (['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret'].includes(model.op.operationId)) return ['webhook_endpoints', 'webhook_deliveries'];
+  if (['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret'].includes(model.op.operationId))
+    return ['webhook_endpoints', 'webhook_deliveries'];
   if (model.op.operationId === 'resendWebhookDelivery') return ['webhook_deliveries'];
   return [];
 }
@@ -198,7 +231,8 @@ function checkBatch(model: Model, answer: RawAnswer, before: PersonState, after:
   for (const item of success) {
     const row = after.get(`attr:${item.name}`);
     if (id === 'acquireAttributes' || id === 'createAttributes') expect(row && JSON.parse(row).owner_client_pk).toBe(client.id);
-    if (id === 'releaseAttributes' && !success.some((other) => other !== item && other.name === item.name)) expect(row && JSON.parse(row).owner_client_pk).not.toBe(client.id);
+    if (id === 'releaseAttributes' && !success.some((other) => other !== item && other.name === item.name))
+      expect(row && JSON.parse(row).owner_client_pk).not.toBe(client.id);
   }
 }
 
@@ -252,7 +286,10 @@ describe.each(OPERATIONS.map((op) => [`${op.api} ${op.operationId}`, op] as cons
   test(`${RUNS} malformed and valid requests: documented answers, no 500, no hang, nothing changed by a rejection`, async () => {
     tried.set(name, { runs: 0, statuses: new Map() });
     const arbitrary = requestArb(op, vocabulary).map((input) =>
-      Object.assign(input, { [fc.toStringMethod]: () => `${op.operationId} with ${JSON.stringify(input.mutations, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 80)}… (${v.length} chars)` : v))}` }),
+      Object.assign(input, {
+        [fc.toStringMethod]: () =>
+          `${op.operationId} with ${JSON.stringify(input.mutations, (_k, v) => (typeof v === 'string' && v.length > 80 ? `${v.slice(0, 80)}… (${v.length} chars)` : v))}`,
+      }),
     );
     await fc.assert(
       fc.asyncProperty(arbitrary, (input) => check(input.model, input.mutations)),
@@ -265,9 +302,22 @@ describe.each(OPERATIONS.map((op) => [`${op.api} ${op.operationId}`, op] as cons
 
 test('a request line or headers over 16 KB are refused at once by the HTTP parser (431), before any operation runs', async () => {
   const before = await digest(app.db);
-  const long = await sendRaw(app.baseUrl, { method: 'GET', target: `/api/2/attributes/?attributes=${'x'.repeat(20_000)}`, headers: { Authorization: `Bearer ${vocabulary.bearer}` } }, 5000);
+  const long = await sendRaw(
+    app.baseUrl,
+    { method: 'GET', target: `/api/2/attributes/?attributes=${'x'.repeat(20_000)}`, headers: { Authorization: `Bearer ${vocabulary.bearer}` } },
+    5000,
+  );
   expect(long.status).toBe(431);
-  const header = await sendRaw(app.baseUrl, { method: 'POST', target: '/api/2/attributes/update/', headers: { Authorization: `Bearer ${'A'.repeat(20_000)}`, 'Content-Type': 'application/json' }, body: Buffer.from('[]') }, 5000);
+  const header = await sendRaw(
+    app.baseUrl,
+    {
+      method: 'POST',
+      target: '/api/2/attributes/update/',
+      headers: { Authorization: `Bearer ${'A'.repeat(20_000)}`, 'Content-Type': 'application/json' },
+      body: Buffer.from('[]'),
+    },
+    5000,
+  );
   expect(header.status).toBe(431);
   expect(await digest(app.db)).toEqual(before);
 });
@@ -286,27 +336,60 @@ describe('found by this suite', () => {
     ['a NUL character in a path parameter', () => get('/api/1/users/a%00b/profile/'), 400],
     ['a path parameter that is not valid percent-encoding', () => get('/api/1/users/%ZZ/today/'), 400],
     ['a path parameter that is percent-encoded invalid UTF-8', () => get('/api/1/users/$self/attributes/%ED%A0%80/'), 400],
-    ['a NUL character in a batch item name', () => json('/api/2/attributes/release/', '[{"name":"steps\\u0000"}]'), 202, (b) => expect(b.failed[0].error_code).toBe('validation')],
-    ['a NUL character in a string value', () => json('/api/2/attributes/update/', '[{"name":"mood_note","date":"2026-11-01","value":"a\\u0000b"}]'), 202, (b) => expect(b.failed[0].error_code).toBe('validation')],
-    ['a NUL character in a created label', () => json('/api/2/attributes/create/', '[{"label":"a\\u0000b","group":"activity","value_type":0}]'), 202, (b) => expect(b.failed[0].error_code).toBe('validation')],
-    ['a NUL character in the client id at the token endpoint', () => json('/oauth2/access_token', '{"grant_type":"refresh_token","refresh_token":"x","client_id":"a\\u0000","client_secret":"b"}', { Authorization: '' }), 400, (b) => expect(b.error).toBe('invalid_client')],
+    [
+      'a NUL character in a batch item name',
+      () => json('/api/2/attributes/release/', '[{"name":"steps\\u0000"}]'),
+      202,
+      (b) => expect(b.failed[0].error_code).toBe('validation'),
+    ],
+    [
+      'a NUL character in a string value',
+      () => json('/api/2/attributes/update/', '[{"name":"mood_note","date":"2026-11-01","value":"a\\u0000b"}]'),
+      202,
+      (b) => expect(b.failed[0].error_code).toBe('validation'),
+    ],
+    [
+      'a NUL character in a created label',
+      () => json('/api/2/attributes/create/', '[{"label":"a\\u0000b","group":"activity","value_type":0}]'),
+      202,
+      (b) => expect(b.failed[0].error_code).toBe('validation'),
+    ],
+    [
+      'a NUL character in the client id at the token endpoint',
+      () =>
+        json('/oauth2/access_token', '{"grant_type":"refresh_token","refresh_token":"x","client_id":"a\\u0000","client_secret":"b"}', { Authorization: '' }),
+      400,
+      (b) => expect(b.error).toBe('invalid_client'),
+    ],
     ['a NUL character in a simple-token user name', () => json('/api/1/auth/simple-token/', '{"username":"a\\u0000","password":"b"}'), 400],
-    ['an increment whose total overflows', () => json('/api/2/attributes/increment/', '[{"name":"weight","date":"2026-11-01","value":1e308},{"name":"weight","date":"2026-11-01","value":1e308}]'), 202, (b) => expect(b.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['validation'])],
-    ['a body nested a hundred thousand levels deep', () => json('/api/2/attributes/update/', `[{"name":"steps","date":"2026-11-01","value":1,"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`), 400],
+    [
+      'an increment whose total overflows',
+      () => json('/api/2/attributes/increment/', '[{"name":"weight","date":"2026-11-01","value":1e308},{"name":"weight","date":"2026-11-01","value":1e308}]'),
+      202,
+      (b) => expect(b.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['validation']),
+    ],
+    [
+      'a body nested a hundred thousand levels deep',
+      () => json('/api/2/attributes/update/', `[{"name":"steps","date":"2026-11-01","value":1,"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`),
+      400,
+    ],
     ['a body that is a JSON string spelling an array', () => json('/api/2/attributes/increment/', '"[]"'), 400],
   ];
   // One object per case: jest hands a test function with more parameters than a row has a done callback.
-  test.each(cases.map(([name, build, status, check]) => ({ name, build, status, check })))('$name: answered as documented, nothing changed but what the answer reports', async ({ build, status, check }) => {
-    await resetSignInThrottle(app);
-    // The random runs above may have released these; the cases write to them as their owner.
-    expect((await app.post('/api/2/attributes/acquire/', { bearer: vocabulary.bearer, json: [{ name: 'mood_note' }, { name: 'weight' }] })).status).toBe(200);
-    const before = await digest(app.db, { personId: person.id });
-    const answer = await sendDocumented(app.baseUrl, build(), 10_000);
-    expect(answer.status).toBe(status);
-    check?.(answer.body);
-    if (status === 202) expect((answer.body as { success: unknown[] }).success.length).toBeLessThanOrEqual(1);
-    expect(changedTables(before, await digest(app.db, { personId: person.id }))).toEqual([]);
-  });
+  test.each(cases.map(([name, build, status, check]) => ({ name, build, status, check })))(
+    '$name: answered as documented, nothing changed but what the answer reports',
+    async ({ build, status, check }) => {
+      await resetSignInThrottle(app);
+      // The random runs above may have released these; the cases write to them as their owner.
+      expect((await app.post('/api/2/attributes/acquire/', { bearer: vocabulary.bearer, json: [{ name: 'mood_note' }, { name: 'weight' }] })).status).toBe(200);
+      const before = await digest(app.db, { personId: person.id });
+      const answer = await sendDocumented(app.baseUrl, build(), 10_000);
+      expect(answer.status).toBe(status);
+      check?.(answer.body);
+      if (status === 202) expect((answer.body as { success: unknown[] }).success.length).toBeLessThanOrEqual(1);
+      expect(changedTables(before, await digest(app.db, { personId: person.id }))).toEqual([]);
+    },
+  );
 });
 
 test('found by this suite: a NUL character in a page form is a 400 page, not a 500 (the login form looked the name up)', async () => {

@@ -58,7 +58,12 @@ beforeAll(async () => {
       ['website', 'https://example.org/?q=<script>window.__pwned=6</script>'],
       ['redirect_uris', 'https://client.example.org/callback'],
       ['client_type', 'confidential'],
-      ['scopes', 'mood_read'], ['scopes', 'mood_write'], ['scopes', 'custom_read'], ['scopes', 'custom_write'], ['scopes', 'activity_read'], ['scopes', 'activity_write'],
+      ['scopes', 'mood_read'],
+      ['scopes', 'mood_write'],
+      ['scopes', 'custom_read'],
+      ['scopes', 'custom_write'],
+      ['scopes', 'activity_read'],
+      ['scopes', 'activity_write'],
     ],
   });
   expect(created.status).toBe(200);
@@ -70,23 +75,51 @@ beforeAll(async () => {
   // Attributes with payload labels, custom tags named after payloads, a mood note holding each.
   const attributes = await app.post('/api/2/attributes/create/', { bearer, json: LABELS.map((label) => ({ label, group: 'activity', value_type: 2 })) });
   expect(attributes.status).toBe(200);
-  const tags = await app.post('/api/2/attributes/create/', { bearer, json: PAYLOADS.map((label) => ({ label: `tag ${label}`.slice(0, 100), group: 'custom', value_type: 0 })) });
+  const tags = await app.post('/api/2/attributes/create/', {
+    bearer,
+    json: PAYLOADS.map((label) => ({ label: `tag ${label}`.slice(0, 100), group: 'custom', value_type: 0 })),
+  });
   expect(tags.status).toBe(200);
   expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood_note' }] })).status).toBe(200);
-  const notes = await app.post('/api/2/attributes/update/', { bearer, json: PAYLOADS.map((note, i) => ({ name: 'mood_note', date: `2026-11-${String(10 + i)}`, value: note })) });
+  const notes = await app.post('/api/2/attributes/update/', {
+    bearer,
+    json: PAYLOADS.map((note, i) => ({ name: 'mood_note', date: `2026-11-${String(10 + i)}`, value: note })),
+  });
   expect(notes.status).toBe(200);
 
   // Profile names and bio through the profile page.
   const saved = await app.post('/settings/profile', {
     ...PAGE,
     session,
-    form: { csrf_token: await sessionCsrf(app, session), first_name: PAYLOADS[2], last_name: PAYLOADS[0], bio: PAYLOADS.join('\n'), timezone: 'UTC', avatar: '', url: '' },
+    form: {
+      csrf_token: await sessionCsrf(app, session),
+      first_name: PAYLOADS[2],
+      last_name: PAYLOADS[0],
+      bio: PAYLOADS.join('\n'),
+      timezone: 'UTC',
+      avatar: '',
+      url: '',
+    },
   });
   expect(saved.status).toBe(303);
 
   // The pages that show them, as the server sends them.
-  const consentQuery = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: 'https://client.example.org/callback', scope: 'mood_read', state: PAYLOADS[2] });
-  for (const path of ['/data?date=2026-11-16', '/settings/attributes', '/settings/apps', `/settings/apps/${clientId}`, '/settings/connected-apps', '/settings/profile', `/oauth2/authorize?${consentQuery}`]) {
+  const consentQuery = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: 'https://client.example.org/callback',
+    scope: 'mood_read',
+    state: PAYLOADS[2],
+  });
+  for (const path of [
+    '/data?date=2026-11-16',
+    '/settings/attributes',
+    '/settings/apps',
+    `/settings/apps/${clientId}`,
+    '/settings/connected-apps',
+    '/settings/profile',
+    `/oauth2/authorize?${consentQuery}`,
+  ]) {
     const res = await app.get(path, { ...PAGE, session });
     expect([path, res.status]).toEqual([path, 200]);
     pages[path] = res.text;
@@ -145,7 +178,11 @@ describe('the API returns what was stored, verbatim', () => {
     const before = await app.db('users').count('* as n').first();
     for (const username of PAYLOADS) {
       const { cookies, csrf } = await anonymousForm(app, '/signup');
-      const res = await app.post('/signup', { ...PAGE, cookies, form: { username, password: 'a long enough password', password2: 'a long enough password', csrf_token: csrf } });
+      const res = await app.post('/signup', {
+        ...PAGE,
+        cookies,
+        form: { username, password: 'a long enough password', password2: 'a long enough password', csrf_token: csrf },
+      });
       expect(res.status).toBe(400);
       if (/[<>"]/.test(username)) expect(res.text).not.toContain(username);
       expect(res.text).toContain(`value="${escapeHtml(username)}"`);
@@ -153,7 +190,11 @@ describe('the API returns what was stored, verbatim', () => {
     expect(await app.db('users').count('* as n').first()).toEqual(before);
     const { cookies, csrf } = await anonymousForm(app, '/signup');
     const punctuated = `a.b+c-d_e@${process.pid}`;
-    const made = await app.post('/signup', { ...PAGE, cookies, form: { username: punctuated, password: 'a long enough password', password2: 'a long enough password', csrf_token: csrf } });
+    const made = await app.post('/signup', {
+      ...PAGE,
+      cookies,
+      form: { username: punctuated, password: 'a long enough password', password2: 'a long enough password', csrf_token: csrf },
+    });
     expect(made.status).toBe(303);
     const profile = await app.get('/api/2/accounts/profile/', { session: setCookie(made, 'daybook_session') });
     expect(profile.body.username).toBe(punctuated);
@@ -162,7 +203,9 @@ describe('the API returns what was stored, verbatim', () => {
   });
 
   test('every table is still there, with its rows', async () => {
-    const tables = (await app.db.raw("select table_name from information_schema.tables where table_schema = 'public'")).rows.map((r: { table_name: string }) => r.table_name);
+    const tables = (await app.db.raw("select table_name from information_schema.tables where table_schema = 'public'")).rows.map(
+      (r: { table_name: string }) => r.table_name,
+    );
     expect(tables).toEqual(expect.arrayContaining(['users', 'attributes', 'attribute_values', 'oauth_clients', 'tokens', 'sessions']));
     const rows = await app.db('attribute_values').where({ user_id: person.id }).count('* as n').first();
     expect(Number(rows!.n)).toBe(PAYLOADS.length);
@@ -170,13 +213,16 @@ describe('the API returns what was stored, verbatim', () => {
 });
 
 describe('the pages escape them', () => {
-  test.each(Object.keys({ '/data?date=2026-11-16': 1, '/settings/attributes': 1, '/settings/apps': 1, '/settings/connected-apps': 1, '/settings/profile': 1 }))('%s: no payload appears as markup, each appears escaped', (path) => {
-    const text = pages[path];
-    for (const payload of PAYLOADS.filter((p) => /[<>]/.test(p))) {
-      expect(text).not.toContain(payload);
-    }
-    expect(text).toContain(escapeHtml(appName));
-  });
+  test.each(Object.keys({ '/data?date=2026-11-16': 1, '/settings/attributes': 1, '/settings/apps': 1, '/settings/connected-apps': 1, '/settings/profile': 1 }))(
+    '%s: no payload appears as markup, each appears escaped',
+    (path) => {
+      const text = pages[path];
+      for (const payload of PAYLOADS.filter((p) => /[<>]/.test(p))) {
+        expect(text).not.toContain(payload);
+      }
+      expect(text).toContain(escapeHtml(appName));
+    },
+  );
 
   test('the consent page shows the app name, its description and the state as text', () => {
     const text = Object.entries(pages).find(([path]) => path.startsWith('/oauth2/authorize'))![1];
@@ -191,13 +237,16 @@ describe('in a real browser', () => {
   let browser: Browser;
   let page: Page;
 
-  beforeAll(async () => {
-    ensureChromium();
-    browser = await launchBrowser();
-    await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
-    page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
-  }, 20 * 60 * 1000);
+  beforeAll(
+    async () => {
+      ensureChromium();
+      browser = await launchBrowser();
+      await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
+      page = await browser.context.newPage();
+      page.setDefaultTimeout(20_000);
+    },
+    20 * 60 * 1000,
+  );
 
   afterAll(async () => {
     await browser?.close();
@@ -226,7 +275,8 @@ describe('in a real browser', () => {
       if (path.startsWith('/settings/attributes') || path.startsWith('/data')) for (const label of LABELS) expect(shown).toContain(label);
       // The week of 10-16 November holds a mood note with each payload.
       if (path.startsWith('/data')) for (const note of PAYLOADS) expect(shown).toContain(note);
-      if (path.startsWith('/settings/apps') || path.startsWith('/settings/connected-apps') || path.startsWith('/oauth2/authorize')) expect(shown).toContain(appName);
+      if (path.startsWith('/settings/apps') || path.startsWith('/settings/connected-apps') || path.startsWith('/oauth2/authorize'))
+        expect(shown).toContain(appName);
       if (path.startsWith('/settings/profile')) {
         expect(seen.values).toEqual(expect.arrayContaining([PAYLOADS[2], PAYLOADS[0], PAYLOADS.join('\n')]));
       }

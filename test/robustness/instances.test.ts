@@ -28,7 +28,13 @@ beforeAll(async () => {
   database = await freshDatabase();
   person = await makePerson(database.db, ['mood_read', 'sleep_read']);
   // Data, so that the start-up sweeps of both instances find a weekly derive due for this person.
-  await loadDemoData(database.db, person.user.id, { seed: 9, days: 90, endDate: localDate(new Date(), 'UTC'), attributes: ['steps', 'sleep', 'mood'], rhythms: false });
+  await loadDemoData(database.db, person.user.id, {
+    seed: 9,
+    days: 90,
+    endDate: localDate(new Date(), 'UTC'),
+    attributes: ['steps', 'sleep', 'mood'],
+    rhythms: false,
+  });
   const env = { DATABASE_URL: database.url, SECRET_KEY: SERVICE_SECRET_KEY, WORKERS: '1', RATE_LIMIT_PER_HOUR: String(LIMIT) };
   services.push(...(await Promise.all([startService(env), startService(env)])));
   [a, b] = services.map((service) => remoteApp(`http://127.0.0.1:${service.port}`) as TestApp);
@@ -69,9 +75,14 @@ test('the OAuth flow hops between the processes: consent on one, code exchanged 
   const other = await makePerson(database.db, ['mood_read']);
   const params: AuthorizeParams = { client_id: other.client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 'hop' };
   // The consent page from A, the decision posted to B.
-  const page = await a.get(`/oauth2/authorize?${new URLSearchParams({ response_type: 'code', ...(params as Record<string, string>) })}`, { session: other.session });
+  const page = await a.get(`/oauth2/authorize?${new URLSearchParams({ response_type: 'code', ...(params as Record<string, string>) })}`, {
+    session: other.session,
+  });
   expect(page.status).toBe(200);
-  const decision = await b.post('/oauth2/authorize', { session: other.session, form: { response_type: 'code', ...(params as Record<string, string>), csrf_token: csrfOf(page.text), decision: 'allow' } });
+  const decision = await b.post('/oauth2/authorize', {
+    session: other.session,
+    form: { response_type: 'code', ...(params as Record<string, string>), csrf_token: csrfOf(page.text), decision: 'allow' },
+  });
   expect(decision.status).toBe(303);
   const code = new URL(decision.headers.get('location')!).searchParams.get('code')!;
   expect(code).toBeTruthy();

@@ -65,28 +65,85 @@ async function seedPerson(prefix: 'iso' | 'str'): Promise<Owner> {
   const { client: first } = await makeClient(app, user, `${prefix} first app`);
   const { client: second } = await makeClient(app, user, `${prefix} second app`);
   const attributes: Attr[] = [];
-  const groups = [...GROUP_NAMES.map((group) => ({ group, manual: false, name: `${prefix}_${group}_attr` })), { group: 'health', manual: true, name: `${prefix}_manual_attr` }];
+  const groups = [
+    ...GROUP_NAMES.map((group) => ({ group, manual: false, name: `${prefix}_${group}_attr` })),
+    { group: 'health', manual: true, name: `${prefix}_manual_attr` },
+  ];
   for (const [index, { group, manual, name }] of groups.entries()) {
     const ownerApp = index % 2 === 0 ? 'first' : 'second';
-    const seeded = await addAttribute(app, user.id, { name, template: null, label: `Label of ${name}`, group, value_type: 0, priority: 2, manual, owner: (ownerApp === 'first' ? first : second).id });
+    const seeded = await addAttribute(app, user.id, {
+      name,
+      template: null,
+      label: `Label of ${name}`,
+      group,
+      value_type: 0,
+      priority: 2,
+      manual,
+      owner: (ownerApp === 'first' ? first : second).id,
+    });
     await addValues(app, user.id, seeded, Object.fromEntries(DAYS.map((day, i) => [day, index * 10 + i])));
     attributes.push({ ...seeded, group, manual, ownerApp });
   }
-  await app.db('averages').insert(attributes.map((a) => ({ user_id: user.id, attribute_id: a.id, date: WEEK, overall: 1, monday: 1, tuesday: 1, wednesday: 1, thursday: 1, friday: 1, saturday: 1, sunday: 1 })));
+  await app.db('averages').insert(
+    attributes.map((a) => ({
+      user_id: user.id,
+      attribute_id: a.id,
+      date: WEEK,
+      overall: 1,
+      monday: 1,
+      tuesday: 1,
+      wednesday: 1,
+      thursday: 1,
+      friday: 1,
+      saturday: 1,
+      sunday: 1,
+    })),
+  );
   // A chain of pairs across groups (each attribute with the next), so that either-side visibility shows.
   const pairs: Array<[Attr, Attr]> = attributes.slice(1).map((a, i) => [attributes[i], a]);
   await app.db('correlations').insert(
     pairs.map(([a, b]) => ({
-      user_id: user.id, date: WEEK, attribute_id: a.id, attribute2_id: b.id, offset: 0, period: 60, value: 0.5, p: 0.01, q: 0.01, percentage: 50, stars: 4,
-      strength_description: 'Quite often go together', stars_description: 'Almost certainly related',
-      second_person: `Your ${a.name} goes with your ${b.name}.`, second_person_elements: [`Your ${a.name}`, 'goes with', `your ${b.name}.`],
+      user_id: user.id,
+      date: WEEK,
+      attribute_id: a.id,
+      attribute2_id: b.id,
+      offset: 0,
+      period: 60,
+      value: 0.5,
+      p: 0.01,
+      q: 0.01,
+      percentage: 50,
+      stars: 4,
+      strength_description: 'Quite often go together',
+      stars_description: 'Almost certainly related',
+      second_person: `Your ${a.name} goes with your ${b.name}.`,
+      second_person_elements: [`Your ${a.name}`, 'goes with', `your ${b.name}.`],
     })),
   );
-  await app.db('derived_weeks').insert({ user_id: user.id, date: WEEK, attributes: attributes.length, tests: pairs.length, published: pairs.length, averages: attributes.length, duration_ms: 1, computed_at: NOW });
+  await app.db('derived_weeks').insert({
+    user_id: user.id,
+    date: WEEK,
+    attributes: attributes.length,
+    tests: pairs.length,
+    published: pairs.length,
+    averages: attributes.length,
+    duration_ms: 1,
+    computed_at: NOW,
+  });
   await app.db('insights').insert(
     attributes.map((a) => ({
-      user_id: user.id, type_name: 'record_high', period: 30, priority: 2, attribute_id: a.id, target_date: DAYS[2], created: NOW,
-      html: `<p>A record for ${a.name}.</p>`, text: `A record for ${a.name}.`, value: '1', value2: null, dedupe_key: `iso:${a.id}`,
+      user_id: user.id,
+      type_name: 'record_high',
+      period: 30,
+      priority: 2,
+      attribute_id: a.id,
+      target_date: DAYS[2],
+      created: NOW,
+      html: `<p>A record for ${a.name}.</p>`,
+      text: `A record for ${a.name}.`,
+      value: '1',
+      value2: null,
+      dedupe_key: `iso:${a.id}`,
     })),
   );
   return { user, first, second, attributes, pairs: pairs.map(([a, b]) => [a.name, b.name]) };
@@ -103,20 +160,42 @@ beforeAll(async () => {
   person = await seedPerson('iso');
   stranger = await seedPerson('str');
   const names = person.attributes;
-  const ownedBy = (which: 'first' | 'second', readable: Set<string>) => new Set(names.filter((a) => a.ownerApp === which && readable.has(a.name)).map((a) => a.name));
+  const ownedBy = (which: 'first' | 'second', readable: Set<string>) =>
+    new Set(names.filter((a) => a.ownerApp === which && readable.has(a.name)).map((a) => a.name));
   for (const scope of READ_SCOPES) {
     const readable = readableWith([scope], names);
-    principals.push({ label: `the person's app with ${scope} only`, auth: { bearer: (await makeToken(app, person.user, person.first, [scope])).access_token }, readable, owned: ownedBy('first', readable) });
+    principals.push({
+      label: `the person's app with ${scope} only`,
+      auth: { bearer: (await makeToken(app, person.user, person.first, [scope])).access_token },
+      readable,
+      owned: ownedBy('first', readable),
+    });
   }
   const all = new Set(names.map((a) => a.name));
-  principals.push({ label: "the person's other app (every read scope)", auth: { bearer: (await makeToken(app, person.user, person.second, [...READ_SCOPES])).access_token }, readable: all, owned: ownedBy('second', all) });
-  principals.push({ label: "the person's simple token", auth: { token: await simpleTokenOf(app.db, person.user, app.deps.secretKey) }, readable: all, owned: new Set() });
+  principals.push({
+    label: "the person's other app (every read scope)",
+    auth: { bearer: (await makeToken(app, person.user, person.second, [...READ_SCOPES])).access_token },
+    readable: all,
+    owned: ownedBy('second', all),
+  });
+  principals.push({
+    label: "the person's simple token",
+    auth: { token: await simpleTokenOf(app.db, person.user, app.deps.secretKey) },
+    readable: all,
+    owned: new Set(),
+  });
   principals.push({ label: "the person's session", auth: { session: await makeSession(app, person.user) }, readable: all, owned: new Set() });
   const revoked = await makeToken(app, person.user, person.first, [...READ_SCOPES]);
   const row = await app.db('tokens').where({ user_id: person.user.id }).orderBy('id', 'desc').first();
   await revokeGrant(app.db, row.grant_id, NOW);
   principals.push({ label: 'a revoked token', auth: { bearer: revoked.access_token }, readable: new Set(), owned: new Set(), revoked: true });
-  principals.push({ label: 'another person (every read scope)', auth: { bearer: (await makeToken(app, stranger.user, stranger.first, [...READ_SCOPES])).access_token }, readable: new Set(), owned: new Set(), stranger: true });
+  principals.push({
+    label: 'another person (every read scope)',
+    auth: { bearer: (await makeToken(app, stranger.user, stranger.first, [...READ_SCOPES])).access_token },
+    readable: new Set(),
+    owned: new Set(),
+    stranger: true,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -153,7 +232,10 @@ function cases(): Case[] {
   const list: Case[] = [
     { path: '/api/2/attributes/templates/?limit=100&include_low_priority=true', expect: () => ({ status: 200, names: new Set(), count: TEMPLATES.length }) },
     { path: `/api/2/attributes/${paged}`, expect: (p) => ({ status: 200, names: p.readable, count: p.readable.size }) },
-    { path: '/api/2/attributes/with-values/?limit=100&days=31&date_max=2026-11-22', expect: (p) => ({ status: 200, names: p.readable, count: p.readable.size }) },
+    {
+      path: '/api/2/attributes/with-values/?limit=100&days=31&date_max=2026-11-22',
+      expect: (p) => ({ status: 200, names: p.readable, count: p.readable.size }),
+    },
     { path: `/api/2/attributes/owned/${paged}`, expect: (p) => ({ status: 200, names: p.owned, count: p.owned.size }) },
     {
       path: '/api/2/correlations/?limit=100',
@@ -172,20 +254,27 @@ function cases(): Case[] {
     { path: '/api/1/users/$self/averages/', expect: (p) => ({ status: 200, names: p.readable, count: p.readable.size }) },
     // The person's name in the path: the same as $self for the person, refused for anyone else.
     { path: `/api/1/users/${username}/today/`, expect: (p) => (p.stranger ? { status: 200, names: new Set() } : { status: 200, names: p.readable }) },
-    { path: `/api/1/users/${username}/attributes/`, expect: (p) => (p.stranger ? { status: 403 } : { status: 200, names: p.readable, count: p.readable.size }) },
+    {
+      path: `/api/1/users/${username}/attributes/`,
+      expect: (p) => (p.stranger ? { status: 403 } : { status: 200, names: p.readable, count: p.readable.size }),
+    },
     { path: `/api/1/users/${username}/insights/`, expect: (p) => (p.stranger ? { status: 403 } : { status: 200, names: p.readable, count: p.readable.size }) },
     { path: `/api/1/users/${username}/averages/`, expect: (p) => (p.stranger ? { status: 403 } : { status: 200, names: p.readable, count: p.readable.size }) },
   ];
   for (const attribute of person.attributes) {
-    const one = (p: Principal, count: number) => (p.readable.has(attribute.name) ? { status: 200, names: new Set([attribute.name]), count } : { status: 200, names: new Set<string>(), count: 0 });
+    const one = (p: Principal, count: number) =>
+      p.readable.has(attribute.name) ? { status: 200, names: new Set([attribute.name]), count } : { status: 200, names: new Set<string>(), count: 0 };
     list.push(
       { path: `/api/2/attributes/values/?attribute=${attribute.name}`, expect: (p) => ({ ...one(p, DAYS.length), names: new Set() }) },
       { path: `/api/2/averages/?attributes=${attribute.name}&include_historical=true`, expect: (p) => one(p, 1) },
       // The attribute filter keeps exactly the visible correlations that name the attribute, on either side.
-      { path: `/api/2/correlations/?attribute=${attribute.name}`, expect: (p) => {
-        const pairs = visiblePairs(p).filter((pair) => pair.includes(attribute.name));
-        return { status: 200, names: new Set(pairs.flat()), count: pairs.length };
-      } },
+      {
+        path: `/api/2/correlations/?attribute=${attribute.name}`,
+        expect: (p) => {
+          const pairs = visiblePairs(p).filter((pair) => pair.includes(attribute.name));
+          return { status: 200, names: new Set(pairs.flat()), count: pairs.length };
+        },
+      },
       { path: `/api/1/users/$self/attributes/${attribute.name}/`, expect: (p) => ({ ...one(p, DAYS.length), names: new Set() }) },
       { path: `/api/1/users/$self/insights/attribute/${attribute.name}/`, expect: (p) => one(p, 1) },
       { path: `/api/1/users/$self/averages/attribute/${attribute.name}/`, expect: (p) => one(p, 1) },

@@ -45,10 +45,43 @@ afterAll(async () => {
 
 /** Values a person might type into any field, and the ways they go wrong. */
 const typed = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom('', 'UTC', 'Europe/Berlin', '2026-11-01', '2026-02-30', 'mood', 'steps', 'custom', 'activity', '0', '1', '7', '-1', '1e308', 'yes', '12:30', 'template', 'https://client.example.org/callback', 'http://evil.example/', 'mood_read', 'read+write', 'confidential', 'public', '__deactivate__', 'daybook', 'Cups of tea') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      '',
+      'UTC',
+      'Europe/Berlin',
+      '2026-11-01',
+      '2026-02-30',
+      'mood',
+      'steps',
+      'custom',
+      'activity',
+      '0',
+      '1',
+      '7',
+      '-1',
+      '1e308',
+      'yes',
+      '12:30',
+      'template',
+      'https://client.example.org/callback',
+      'http://evil.example/',
+      'mood_read',
+      'read+write',
+      'confidential',
+      'public',
+      '__deactivate__',
+      'daybook',
+      'Cups of tea',
+    ),
+  },
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
-  { weight: 1, arbitrary: fc.constantFrom('a\u0000b', '\u0000', '\u202e\u200b', '<script>x</script>', "'; drop table users; --", '\r\n\t', '%00', '../../etc/passwd') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('a\u0000b', '\u0000', '\u202e\u200b', '<script>x</script>', "'; drop table users; --", '\r\n\t', '%00', '../../etc/passwd'),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 300_000 }).map((n) => 'x'.repeat(n)) },
 );
 
@@ -59,18 +92,30 @@ interface FormSpec {
   anonymous?: boolean;
 }
 
-const named = (...names: string[]) => () => fc.constantFrom(...names);
+const named =
+  (...names: string[]) =>
+  () =>
+    fc.constantFrom(...names);
 
 /** Every form of the pages but the ones that end the fuzzing session itself (log out, delete an app or the account with the right password). */
 const FORMS: Record<string, FormSpec> = {
   login: { path: named('/login'), fields: ['username', 'password', 'next'], anonymous: true },
   signup: { path: named('/signup'), fields: ['username', 'password', 'password2', 'timezone', 'next'], anonymous: true },
-  profile: { path: named('/settings/profile'), fields: ['first_name', 'last_name', 'avatar', 'timezone', 'bio', 'url', 'private', 'imperial_distance', 'imperial_weight'] },
+  profile: {
+    path: named('/settings/profile'),
+    fields: ['first_name', 'last_name', 'avatar', 'timezone', 'bio', 'url', 'private', 'imperial_distance', 'imperial_weight'],
+  },
   'create app': { path: named('/settings/apps'), fields: ['name', 'description', 'website', 'redirect_uris', 'client_type', 'scopes'] },
-  'edit app': { path: () => fc.constantFrom(own.client_id, theirs.client_id, 'nope', '%00').map((id) => `/settings/apps/${id}`), fields: ['name', 'description', 'website', 'redirect_uris', 'scopes'] },
+  'edit app': {
+    path: () => fc.constantFrom(own.client_id, theirs.client_id, 'nope', '%00').map((id) => `/settings/apps/${id}`),
+    fields: ['name', 'description', 'website', 'redirect_uris', 'scopes'],
+  },
   'rotate secret': { path: () => fc.constantFrom(own.client_id, theirs.client_id, 'nope').map((id) => `/settings/apps/${id}/secret`), fields: [] },
   'delete an app of someone else': { path: () => fc.constantFrom(theirs.client_id, 'nope', '%ZZ').map((id) => `/settings/apps/${id}/delete`), fields: [] },
-  'attribute owner': { path: () => fc.constantFrom('steps', 'mood', 'nope', 'a%00b').map((name) => `/settings/attributes/${name}`), fields: ['owner', 'private'] },
+  'attribute owner': {
+    path: () => fc.constantFrom('steps', 'mood', 'nope', 'a%00b').map((name) => `/settings/attributes/${name}`),
+    fields: ['owner', 'private'],
+  },
   'revoke app': { path: () => fc.constantFrom(theirs.client_id, 'nope').map((id) => `/settings/connected-apps/${id}/revoke`), fields: [] },
   'reset simple token': { path: named('/settings/simple-token/reset'), fields: [] },
   'enter a value': { path: named('/data/values'), fields: ['name', 'date', 'value'] },
@@ -82,7 +127,10 @@ const FORMS: Record<string, FormSpec> = {
 
 /** One form: its path, its fields (some missing, some repeated, some unknown) and what happens to the anti-forgery token. */
 function formArb(spec: FormSpec) {
-  const field = fc.tuple(fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...(spec.fields.length ? spec.fields : ['x'])) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }), typed);
+  const field = fc.tuple(
+    fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...(spec.fields.length ? spec.fields : ['x'])) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }),
+    typed,
+  );
   return fc.record({
     path: spec.path(),
     fields: fc.array(field, { maxLength: 12 }),
@@ -129,9 +177,33 @@ describe.each(Object.entries(FORMS))('%s', (name, spec) => {
 test(`${RUNS * 5} page views with odd addresses and query strings: a page or a redirect, never a 500, nothing changed`, async () => {
   const statuses = new Map<number, number>();
   tried.set('page views (GET)', statuses);
-  const paths = ['/', '/data', '/data/track', '/data/patterns', '/settings/profile', '/settings/apps', `/settings/apps/${own.client_id}`, `/settings/apps/${theirs.client_id}`, '/settings/attributes', '/settings/connected-apps', '/settings/simple-token', '/settings/account', '/login', '/signup'];
-  const segment = fc.oneof(fc.constantFrom(...paths), fc.tuple(fc.constantFrom(...paths), fc.constantFrom('%00', '%ZZ', '%E0%A4%A', '..', 'x'.repeat(3000))).map(([p, extra]) => `${p}/${extra}`));
-  const query = fc.array(fc.tuple(fc.constantFrom('date', 'saved', 'tracked', 'ended', 'strong', 'confident', 'next', 'x'), typed.filter((v) => v.length < 4000)), { maxLength: 4 });
+  const paths = [
+    '/',
+    '/data',
+    '/data/track',
+    '/data/patterns',
+    '/settings/profile',
+    '/settings/apps',
+    `/settings/apps/${own.client_id}`,
+    `/settings/apps/${theirs.client_id}`,
+    '/settings/attributes',
+    '/settings/connected-apps',
+    '/settings/simple-token',
+    '/settings/account',
+    '/login',
+    '/signup',
+  ];
+  const segment = fc.oneof(
+    fc.constantFrom(...paths),
+    fc.tuple(fc.constantFrom(...paths), fc.constantFrom('%00', '%ZZ', '%E0%A4%A', '..', 'x'.repeat(3000))).map(([p, extra]) => `${p}/${extra}`),
+  );
+  const query = fc.array(
+    fc.tuple(
+      fc.constantFrom('date', 'saved', 'tracked', 'ended', 'strong', 'confident', 'next', 'x'),
+      typed.filter((v) => v.length < 4000),
+    ),
+    { maxLength: 4 },
+  );
   await fc.assert(
     fc.asyncProperty(segment, query, async (path, params) => {
       const before = await digest(app.db);
@@ -147,6 +219,12 @@ test(`${RUNS * 5} page views with odd addresses and query strings: a page or a r
 });
 
 afterAll(() => {
-  const lines = [...tried].map(([name, statuses]) => `${name.padEnd(38)} ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(' ')}`);
+  const lines = [...tried].map(
+    ([name, statuses]) =>
+      `${name.padEnd(38)} ${[...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}:${n}`)
+        .join(' ')}`,
+  );
   process.stdout.write(`\npages fuzz: seed ${SEED}, ${RUNS} forms each, ${tried.size} forms\n${lines.join('\n')}\n`);
 });

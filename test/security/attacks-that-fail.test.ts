@@ -33,16 +33,25 @@ describe('redirect-URI tricks: an unregistered redirect URI is an error page, ne
   ])('%s', async (_name, redirectUri) => {
     const p = await person();
     const { client } = await registerApp(app, p.user);
-    const res = await app.get(authorizePath({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'mood_read', state: 's' }), { session: p.session });
+    const res = await app.get(
+      authorizePath({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope: 'mood_read', state: 's' }),
+      { session: p.session },
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
   });
 
-  test('the token endpoint refuses a code with a redirect_uri other than the authorisation request\'s', async () => {
+  test("the token endpoint refuses a code with a redirect_uri other than the authorisation request's", async () => {
     const p = await person();
     const { client, secret } = await registerApp(app, p.user, { redirectUris: [REDIRECT_URI, 'https://client.example.org/other'] });
     const code = await authorizeCode(app, p.session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: 'https://client.example.org/other' });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: 'https://client.example.org/other',
+    });
     expect(res.body.error).toBe('invalid_grant');
   });
 });
@@ -53,7 +62,13 @@ describe('PKCE downgrade', () => {
     const { client } = await registerApp(app, p.user, { confidential: false });
     const { challenge } = pkcePair();
     for (const verifier of [undefined, pkcePair().verifier]) {
-      const code = await authorizeCode(app, p.session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', code_challenge: challenge, code_challenge_method: 'S256' });
+      const code = await authorizeCode(app, p.session, {
+        client_id: client.client_id,
+        redirect_uri: REDIRECT_URI,
+        scope: 'mood_read',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
       const form: Record<string, string> = { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT_URI };
       if (verifier) form.code_verifier = verifier;
       expect((await tokenRequest(app, form)).body.error).toBe('invalid_grant');
@@ -64,10 +79,27 @@ describe('PKCE downgrade', () => {
     const p = await person();
     const { client, secret } = await registerApp(app, p.user);
     const code = await authorizeCode(app, p.session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI, code_verifier: pkcePair().verifier });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkcePair().verifier,
+    });
     expect(res.body.error).toBe('invalid_grant');
     for (const method of ['plain', undefined]) {
-      const page = await app.get(authorizePath({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', code_challenge: pkcePair().verifier, code_challenge_method: method }), { session: p.session });
+      const page = await app.get(
+        authorizePath({
+          response_type: 'code',
+          client_id: client.client_id,
+          redirect_uri: REDIRECT_URI,
+          scope: 'mood_read',
+          code_challenge: pkcePair().verifier,
+          code_challenge_method: method,
+        }),
+        { session: p.session },
+      );
       expect(new URL(page.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
     }
   });
@@ -83,15 +115,19 @@ test('code replay: a code used twice is invalid_grant and revokes what the first
   expect((await app.get('/api/2/accounts/profile/', { bearer: first.body.access_token })).status).toBe(401);
 });
 
-describe('cross-person ids: another person\'s app, connection, session or data is out of reach', () => {
-  test('another person\'s app cannot be seen, edited, have its secret rotated or be deleted', async () => {
+describe("cross-person ids: another person's app, connection, session or data is out of reach", () => {
+  test("another person's app cannot be seen, edited, have its secret rotated or be deleted", async () => {
     const owner = await person();
     const other = await person();
     const { client } = await registerApp(app, owner.user);
     const csrf = await sessionCsrf(app, other.session);
     expect((await app.get(`/settings/apps/${client.client_id}`, { ...PAGE, session: other.session })).status).toBe(404);
     for (const path of [`/settings/apps/${client.client_id}`, `/settings/apps/${client.client_id}/secret`, `/settings/apps/${client.client_id}/delete`]) {
-      const res = await app.post(path, { ...PAGE, session: other.session, form: { csrf_token: csrf, name: 'Taken over', redirect_uris: 'https://evil.example/cb', scopes: 'mood_read' } });
+      const res = await app.post(path, {
+        ...PAGE,
+        session: other.session,
+        form: { csrf_token: csrf, name: 'Taken over', redirect_uris: 'https://evil.example/cb', scopes: 'mood_read' },
+      });
       expect([path, res.status]).toEqual([path, 404]);
     }
     const row = await app.db('oauth_clients').where({ id: client.id }).first();
@@ -111,7 +147,7 @@ describe('cross-person ids: another person\'s app, connection, session or data i
     expect((await app.get('/settings/profile', { ...PAGE, session: victim.session })).status).toBe(200);
   });
 
-  test('a token of one person never reads another\'s values (version 1 answers 403 for their per-attribute paths)', async () => {
+  test("a token of one person never reads another's values (version 1 answers 403 for their per-attribute paths)", async () => {
     const victim = await person();
     const reader = await person();
     const { client } = await makeClient(app, reader.user);
@@ -126,9 +162,20 @@ describe('markup in every shown field is shown as text', () => {
   test('profile, app, attribute label, value note, consent page and echoed form values', async () => {
     const p = await person();
     const csrf = await sessionCsrf(app, p.session);
-    expect((await app.post('/settings/profile', { ...PAGE, session: p.session, form: { csrf_token: csrf, timezone: 'UTC', first_name: PAYLOAD, last_name: PAYLOAD, bio: PAYLOAD } })).status).toBe(303);
+    expect(
+      (
+        await app.post('/settings/profile', {
+          ...PAGE,
+          session: p.session,
+          form: { csrf_token: csrf, timezone: 'UTC', first_name: PAYLOAD, last_name: PAYLOAD, bio: PAYLOAD },
+        })
+      ).status,
+    ).toBe(303);
     const { client } = await registerApp(app, p.user, { name: PAYLOAD });
-    await app.db('oauth_clients').where({ id: client.id }).update({ description: PAYLOAD, website: `https://example.org/?${PAYLOAD}` });
+    await app
+      .db('oauth_clients')
+      .where({ id: client.id })
+      .update({ description: PAYLOAD, website: `https://example.org/?${PAYLOAD}` });
     const bearer = (await makeToken(app, p.user, client, ['mood_read', 'mood_write', 'activity_read', 'activity_write'])).access_token;
     expect((await app.post('/api/2/attributes/create/', { bearer, json: [{ label: PAYLOAD, group: 'activity', value_type: 2 }] })).status).toBe(200);
     expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood_note' }] })).status).toBe(200);
@@ -136,7 +183,15 @@ describe('markup in every shown field is shown as text', () => {
     expect((await app.post('/api/2/attributes/update/', { bearer, json: [{ name: 'mood_note', date: today, value: PAYLOAD }] })).status).toBe(200);
 
     const consent = authorizePath({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: PAYLOAD });
-    const pages = ['/settings/profile', '/settings/apps', `/settings/apps/${client.client_id}`, '/settings/connected-apps', '/settings/attributes', `/data?date=${today}`, consent];
+    const pages = [
+      '/settings/profile',
+      '/settings/apps',
+      `/settings/apps/${client.client_id}`,
+      '/settings/connected-apps',
+      '/settings/attributes',
+      `/data?date=${today}`,
+      consent,
+    ];
     for (const path of pages) {
       const res = await app.get(path, { ...PAGE, session: p.session });
       expect([path, res.status]).toEqual([path, 200]);
@@ -145,7 +200,11 @@ describe('markup in every shown field is shown as text', () => {
     }
     // What a form echoes back (the user name on a failed log-in, a `next` that is not local).
     const login = await app.get('/login', PAGE);
-    const echoed = await app.post('/login', { ...PAGE, cookies: { daybook_csrf: login.headers.getSetCookie()[0].split(';')[0].split('=')[1] }, form: { username: PAYLOAD, password: 'x', csrf_token: csrfOf(login.text), next: `/"><img src=x onerror=alert(2)>` } });
+    const echoed = await app.post('/login', {
+      ...PAGE,
+      cookies: { daybook_csrf: login.headers.getSetCookie()[0].split(';')[0].split('=')[1] },
+      form: { username: PAYLOAD, password: 'x', csrf_token: csrfOf(login.text), next: `/"><img src=x onerror=alert(2)>` },
+    });
     expect(echoed.text).not.toContain('<img src=x');
   });
 });

@@ -42,10 +42,16 @@ test('password spraying with a new client-written address each time is still cou
 test('one account guessed from one proxied address with rotating client-written entries is stopped after five failures', async () => {
   const { user, password } = await makeUser(app);
   for (let i = 0; i < 5; i += 1) {
-    const res = await app.post('/api/1/auth/simple-token/', { headers: { 'X-Forwarded-For': `9.9.9.${i}, 203.0.113.73` }, form: { username: user.username, password: 'guess' } });
+    const res = await app.post('/api/1/auth/simple-token/', {
+      headers: { 'X-Forwarded-For': `9.9.9.${i}, 203.0.113.73` },
+      form: { username: user.username, password: 'guess' },
+    });
     expect(res.status).toBe(400);
   }
-  const res = await app.post('/api/1/auth/simple-token/', { headers: { 'X-Forwarded-For': '9.9.9.99, 203.0.113.73' }, form: { username: user.username, password } });
+  const res = await app.post('/api/1/auth/simple-token/', {
+    headers: { 'X-Forwarded-For': '9.9.9.99, 203.0.113.73' },
+    form: { username: user.username, password },
+  });
   expect(res.status).toBe(429);
 });
 
@@ -62,10 +68,13 @@ test('unauthenticated requests count against the proxy-added address in the API 
   }
 });
 
-test('with TRUST_PROXY=2 the client address is the second entry from the right (the outer proxy\'s)', async () => {
+test("with TRUST_PROXY=2 the client address is the second entry from the right (the outer proxy's)", async () => {
   const twoHops = await startTestApp({ TRUST_PROXY: '2' }, { captureLogs: true });
   try {
-    await twoHops.get('/healthz', { unvalidated: true, headers: { 'X-Forwarded-For': '6.6.6.6, 198.51.100.7, 10.0.0.2', 'X-Request-Id': 'security-address-2' } });
+    await twoHops.get('/healthz', {
+      unvalidated: true,
+      headers: { 'X-Forwarded-For': '6.6.6.6, 198.51.100.7, 10.0.0.2', 'X-Request-Id': 'security-address-2' },
+    });
     const line = twoHops.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'security-address-2' && l.msg === 'request');
     expect(line?.address).toBe('198.51.100.7');
   } finally {
@@ -73,7 +82,7 @@ test('with TRUST_PROXY=2 the client address is the second entry from the right (
   }
 });
 
-test('without TRUST_PROXY, X-Forwarded-For is ignored: the address is the connection\'s', async () => {
+test("without TRUST_PROXY, X-Forwarded-For is ignored: the address is the connection's", async () => {
   const direct = await startTestApp({}, { captureLogs: true });
   try {
     await direct.get('/healthz', { unvalidated: true, headers: { 'X-Forwarded-For': '6.6.6.6', 'X-Request-Id': 'security-address-3' } });

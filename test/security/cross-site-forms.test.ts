@@ -34,7 +34,12 @@ test.each([
 ])('a profile form with a valid token and %s is refused (403) and changes nothing', async (_name, given) => {
   const p = await person();
   const headers = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, v === 'SELF' ? app.baseUrl : v]));
-  const res = await app.post('/settings/profile', { ...PAGE, session: p.session, headers, form: { csrf_token: p.csrf, timezone: 'UTC', first_name: 'Mallory' } });
+  const res = await app.post('/settings/profile', {
+    ...PAGE,
+    session: p.session,
+    headers,
+    form: { csrf_token: p.csrf, timezone: 'UTC', first_name: 'Mallory' },
+  });
   expect(res.status).toBe(403);
   expect(res.text).toContain('This form was sent from another site');
   expect(await firstName(p.user.id)).toBe('');
@@ -57,10 +62,21 @@ test('log-in, log-out and account deletion forms from another site are refused t
   const p = await person();
   const cross = { Origin: 'https://evil.example' };
   const { cookies, csrf } = await anonymousForm(app, '/login');
-  expect((await app.post('/login', { ...PAGE, cookies, headers: cross, form: { username: p.user.username, password: p.password, csrf_token: csrf } })).status).toBe(403);
+  expect(
+    (await app.post('/login', { ...PAGE, cookies, headers: cross, form: { username: p.user.username, password: p.password, csrf_token: csrf } })).status,
+  ).toBe(403);
   expect((await app.post('/logout', { ...PAGE, session: p.session, headers: cross, form: { csrf_token: p.csrf } })).status).toBe(403);
   const accountCsrf = await sessionCsrf(app, p.session, '/settings/account');
-  expect((await app.post('/settings/account/delete', { ...PAGE, session: p.session, headers: cross, form: { csrf_token: accountCsrf, password: p.password, confirm: p.user.username } })).status).toBe(403);
+  expect(
+    (
+      await app.post('/settings/account/delete', {
+        ...PAGE,
+        session: p.session,
+        headers: cross,
+        form: { csrf_token: accountCsrf, password: p.password, confirm: p.user.username },
+      })
+    ).status,
+  ).toBe(403);
   expect(await app.db('users').where({ id: p.user.id }).first()).toBeDefined();
   expect((await app.get('/settings/profile', { ...PAGE, session: p.session })).status).toBe(200);
 });
@@ -70,7 +86,11 @@ test('the consent form from another site grants nothing: 403, no code, no redire
   const { client } = await registerApp(app, p.user);
   const params = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 's' };
   const page = await app.get(`/oauth2/authorize?${new URLSearchParams(params)}`, { session: p.session });
-  const res = await app.post('/oauth2/authorize', { session: p.session, headers: { 'Sec-Fetch-Site': 'cross-site' }, form: { ...params, csrf_token: csrfOf(page.text), decision: 'allow' } });
+  const res = await app.post('/oauth2/authorize', {
+    session: p.session,
+    headers: { 'Sec-Fetch-Site': 'cross-site' },
+    form: { ...params, csrf_token: csrfOf(page.text), decision: 'allow' },
+  });
   expect(res.status).toBe(403);
   expect(res.headers.get('location')).toBeNull();
   expect(await app.db('authorisation_codes').where({ user_id: p.user.id })).toEqual([]);
@@ -78,6 +98,9 @@ test('the consent form from another site grants nothing: 403, no code, no redire
 
 test('the API is not a form endpoint: a cross-site Origin on the simple-token endpoint is answered as usual', async () => {
   const p = await person();
-  const res = await app.post('/api/1/auth/simple-token/', { headers: { Origin: 'https://evil.example' }, form: { username: p.user.username, password: p.password } });
+  const res = await app.post('/api/1/auth/simple-token/', {
+    headers: { Origin: 'https://evil.example' },
+    form: { username: p.user.username, password: p.password },
+  });
   expect(res.status).toBe(200);
 });

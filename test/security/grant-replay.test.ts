@@ -30,10 +30,11 @@ async function setUp() {
 
 const exchange = (code: string, credentials: Record<string, string>) =>
   tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, ...credentials });
-const refresh = (refreshToken: string, credentials: Record<string, string>) => tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, ...credentials });
+const refresh = (refreshToken: string, credentials: Record<string, string>) =>
+  tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, ...credentials });
 const profile = (token: string) => app.get('/api/2/accounts/profile/', { bearer: token });
 
-test('a used code presented by another client is invalid_grant and the victim\'s tokens keep working', async () => {
+test("a used code presented by another client is invalid_grant and the victim's tokens keep working", async () => {
   const { victim, attacker, code, as } = await setUp();
   const tokens = await exchange(code, as(victim));
   expect(tokens.status).toBe(200);
@@ -50,14 +51,14 @@ test('an unused code presented by another client is invalid_grant and stays usab
   expect((await exchange(code, as(victim))).status).toBe(200);
 });
 
-test('the rightful client\'s replay of a used code still revokes the grant', async () => {
+test("the rightful client's replay of a used code still revokes the grant", async () => {
   const { victim, code, as } = await setUp();
   const tokens = await exchange(code, as(victim));
   expect((await exchange(code, as(victim))).body.error).toBe('invalid_grant');
   expect((await profile(tokens.body.access_token)).status).toBe(401);
 });
 
-test('an old refresh token presented by another client is invalid_grant and the victim\'s current tokens keep working', async () => {
+test("an old refresh token presented by another client is invalid_grant and the victim's current tokens keep working", async () => {
   const { victim, attacker, code, as } = await setUp();
   const first = await exchange(code, as(victim));
   const second = await refresh(first.body.refresh_token, as(victim));
@@ -69,7 +70,7 @@ test('an old refresh token presented by another client is invalid_grant and the 
   expect((await refresh(second.body.refresh_token, as(victim))).status).toBe(200);
 });
 
-test('the rightful client\'s replay of an old refresh token still revokes the grant', async () => {
+test("the rightful client's replay of an old refresh token still revokes the grant", async () => {
   const { victim, code, as } = await setUp();
   const first = await exchange(code, as(victim));
   const second = await refresh(first.body.refresh_token, as(victim));

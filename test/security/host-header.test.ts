@@ -38,7 +38,11 @@ test('Host: evil.example gets 400, never a redirect or paging link to evil.examp
 test('X-Forwarded-Host is checked the same way behind a trusted proxy', async () => {
   const proxied = await startTestApp({ TRUST_PROXY: '1' });
   try {
-    const res = await sendDocumented(proxied.baseUrl, { method: 'GET', target: '/api/2/attributes', headers: { Host: 'localhost', 'X-Forwarded-Host': 'evil.example' } });
+    const res = await sendDocumented(proxied.baseUrl, {
+      method: 'GET',
+      target: '/api/2/attributes',
+      headers: { Host: 'localhost', 'X-Forwarded-Host': 'evil.example' },
+    });
     expect(res.status).toBe(400);
   } finally {
     await proxied.close();
@@ -63,12 +67,16 @@ test('the token endpoint and the authorisation page answer a bad host in their o
   });
   expect(token.status).toBe(400);
   expect((token.body as { error: string }).error).toBe('invalid_request');
-  const page = await sendDocumented(app.baseUrl, { method: 'GET', target: '/oauth2/authorize?response_type=code&client_id=x', headers: { Host: 'evil.example' } });
+  const page = await sendDocumented(app.baseUrl, {
+    method: 'GET',
+    target: '/oauth2/authorize?response_type=code&client_id=x',
+    headers: { Host: 'evil.example' },
+  });
   expect(page.status).toBe(400);
   expect(page.contentType).toMatch(/^text\/html/);
 });
 
-test('with PUBLIC_URL set, only it is used: any Host is answered and every absolute URL is PUBLIC_URL\'s', async () => {
+test("with PUBLIC_URL set, only it is used: any Host is answered and every absolute URL is PUBLIC_URL's", async () => {
   const published = await startTestApp({ PUBLIC_URL: 'https://daybook.example.org' });
   try {
     const { user } = await makeUser(published);
@@ -77,7 +85,11 @@ test('with PUBLIC_URL set, only it is used: any Host is answered and every absol
     const redirect = await sendDocumented(published.baseUrl, { method: 'GET', target: '/api/2/attributes', headers: { Host: 'evil.example' } });
     expect(redirect.status).toBe(301);
     expect(redirect.headers.location).toBe('https://daybook.example.org/api/2/attributes/');
-    const list = await sendDocumented(published.baseUrl, { method: 'GET', target: '/api/2/attributes/templates/?limit=1', headers: { Host: 'evil.example', Authorization: `Bearer ${token}` } });
+    const list = await sendDocumented(published.baseUrl, {
+      method: 'GET',
+      target: '/api/2/attributes/templates/?limit=1',
+      headers: { Host: 'evil.example', Authorization: `Bearer ${token}` },
+    });
     expect((list.body as { next: string }).next).toMatch(/^https:\/\/daybook\.example\.org\/api\/2\/attributes\/templates\/\?/);
   } finally {
     await published.close();

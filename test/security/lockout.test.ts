@@ -44,7 +44,7 @@ async function deleteAccount(session: string, username: string, password: string
   return app.post('/settings/account/delete', { ...PAGE, session, headers, form: { csrf_token: csrf, password, confirm: username } });
 }
 
-test('five wrong passwords for dave from one address do not refuse dave\'s own log-in, simple token or account deletion from his', async () => {
+test("five wrong passwords for dave from one address do not refuse dave's own log-in, simple token or account deletion from his", async () => {
   const dave = await makeUser(app);
   const attacker = address();
   for (let i = 0; i < 3; i += 1) expect((await logIn(app, dave.user.username, 'wrong', attacker)).status).toBe(400);
@@ -61,7 +61,7 @@ test('five wrong passwords for dave from one address do not refuse dave\'s own l
   expect(await app.db('users').where({ id: dave.user.id }).first()).toBeUndefined();
 });
 
-test('one address guessing one account\'s password is still stopped: the 6th attempt is 429 even when right, until the 15-minute window has passed', async () => {
+test("one address guessing one account's password is still stopped: the 6th attempt is 429 even when right, until the 15-minute window has passed", async () => {
   const { user, password } = await makeUser(app);
   const guesser = address();
   for (let i = 0; i < 5; i += 1) expect((await logIn(app, user.username, `guess ${i}`, guesser)).status).toBe(400);
@@ -117,7 +117,12 @@ test('a browser holding the device cookie of an earlier log-in to the account pa
   // A new browser is held back; the known one is not, and neither is a script sending the cookie.
   expect((await logIn(app, user.username, password, address())).status).toBe(429);
   const { cookies, csrf } = await anonymousForm(app, '/login');
-  const known = await app.post('/login', { ...PAGE, headers: home, cookies: { ...cookies, daybook_device: device }, form: { username: user.username, password, csrf_token: csrf } });
+  const known = await app.post('/login', {
+    ...PAGE,
+    headers: home,
+    cookies: { ...cookies, daybook_device: device },
+    form: { username: user.username, password, csrf_token: csrf },
+  });
   expect(known.status).toBe(303);
   expect((await simpleToken(home, user.username, password, { daybook_device: device })).status).toBe(200);
 });

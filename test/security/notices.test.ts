@@ -37,7 +37,7 @@ test.each([
   expect(res.text).not.toContain('suspended');
 });
 
-test('a notice code shows its fixed sentence, naming the person\'s own attribute by its label', async () => {
+test("a notice code shows its fixed sentence, naming the person's own attribute by its label", async () => {
   const data = await app.get('/data?notice=saved&attribute=mood', { ...PAGE, session });
   expect(data.text).toContain('<p class="notice" role="status">Saved Mood.</p>');
   const unknown = await app.get('/data?notice=saved&attribute=nothing_of_theirs', { ...PAGE, session });

@@ -40,7 +40,12 @@ test('ten sign-up attempts an hour from one address; the 11th is a 429 page with
   expect(refused.text).toContain('<form method="post" action="/signup">');
   expect(Number(refused.headers.get('retry-after'))).toBe(3600);
   expect(setCookie(refused, 'daybook_session')).toBeUndefined();
-  expect(await app.db('users').where({ username: `signup_${process.pid}_${counter}` }).first()).toBeUndefined();
+  expect(
+    await app
+      .db('users')
+      .where({ username: `signup_${process.pid}_${counter}` })
+      .first(),
+  ).toBeUndefined();
   expect((await signUp('198.51.100.201')).status).toBe(303);
 });
 
@@ -54,7 +59,7 @@ test('the count is of the last hour: an hour after the first attempt, the addres
   expect((await signUp(address)).status).toBe(303);
 });
 
-test('the 429 page is the same kind as the log-in form\'s: the form again, the problem in an alert, Retry-After', async () => {
+test("the 429 page is the same kind as the log-in form's: the form again, the problem in an alert, Retry-After", async () => {
   const address = '198.51.100.203';
   const { user } = await makeUser(app);
   for (let i = 0; i < 5; i += 1) await logIn(app, user.username, 'wrong', { 'X-Forwarded-For': address });

@@ -54,7 +54,12 @@ test('SECRET_KEY: the README states the minimum length the code enforces', () =>
 
 describe('the HTTP server', () => {
   test('takes headersTimeout, requestTimeout, keepAliveTimeout and the connection limit from the config', () => {
-    const config = loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '7000', HTTP_REQUEST_TIMEOUT_MS: '9000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000', HTTP_MAX_CONNECTIONS: '17' });
+    const config = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '7000',
+      HTTP_REQUEST_TIMEOUT_MS: '9000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000',
+      HTTP_MAX_CONNECTIONS: '17',
+    });
     const server = createHttpServer(() => undefined, config);
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout, server.maxConnections]).toEqual([7000, 9000, 4000, 17]);
     const defaults = createHttpServer(() => undefined, loadConfig({}));

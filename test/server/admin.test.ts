@@ -40,14 +40,24 @@ test('create-user, create-client and issue-token provision a working token', asy
   const created = JSON.parse(user.stdout);
   expect(created).toEqual({ id: expect.any(Number), username: 'operator_alice', simple_token: expect.stringMatching(/^[\w-]{43}$/) });
 
-  const client = JSON.parse((await admin('create-client', '--owner', 'operator_alice', '--name', 'Scale sync', '--redirect-uri', 'https://scale.example.org/cb')).stdout);
+  const client = JSON.parse(
+    (await admin('create-client', '--owner', 'operator_alice', '--name', 'Scale sync', '--redirect-uri', 'https://scale.example.org/cb')).stdout,
+  );
   expect(client).toEqual({ client_id: expect.any(String), client_secret: expect.any(String) });
-  const publicClient = JSON.parse((await admin('create-client', '--owner', 'operator_alice', '--name', 'Phone', '--redirect-uri', 'http://localhost:8000/', '--public')).stdout);
+  const publicClient = JSON.parse(
+    (await admin('create-client', '--owner', 'operator_alice', '--name', 'Phone', '--redirect-uri', 'http://localhost:8000/', '--public')).stdout,
+  );
   expect(Object.keys(publicClient)).toEqual(['client_id']);
 
   const issued = await admin('issue-token', '--username', 'operator_alice', '--client', client.client_id, '--scope', 'mood_read activity_write');
   const token = JSON.parse(issued.stdout);
-  expect(token).toEqual({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', scope: 'mood_read activity_write', expires_in: 31536000 });
+  expect(token).toEqual({
+    access_token: expect.any(String),
+    refresh_token: expect.any(String),
+    token_type: 'Bearer',
+    scope: 'mood_read activity_write',
+    expires_in: 31536000,
+  });
 
   const profile = await app.get('/api/2/accounts/profile/', { bearer: token.access_token });
   expect(profile.body).toMatchObject({ username: 'operator_alice', timezone: 'Europe/Paris' });

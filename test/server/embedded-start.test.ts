@@ -56,7 +56,9 @@ test('a project below a folder only its owner can enter starts, serves, and rest
     expect(fs.lstatSync(asked).isSymbolicLink()).toBe(true);
     expect(cluster).toMatch(/^\/var\/lib\/daybook\/clusters\/data-[0-9a-f]{16}$/);
     expect(fs.readlinkSync(`/proc/${postmaster}/exe`)).toMatch(/^\/var\/lib\/daybook\/postgresql-[^/]+\/bin\/postgres$/);
-    expect(first.logs.find((entry) => String(entry.msg).startsWith('Daybook listening'))?.msg).toMatch(/using embedded PostgreSQL in \/var\/lib\/daybook\/clusters\/data-[0-9a-f]{16}, linked from \.data\/postgres /);
+    expect(first.logs.find((entry) => String(entry.msg).startsWith('Daybook listening'))?.msg).toMatch(
+      /using embedded PostgreSQL in \/var\/lib\/daybook\/clusters\/data-[0-9a-f]{16}, linked from \.data\/postgres /,
+    );
   } else {
     expect(cluster).toBe(asked);
   }

@@ -31,7 +31,7 @@ async function start(): Promise<RunningService> {
 
 /** Waits (up to a deadline) for the plain start-up block on stderr: it travels apart from the JSON log on stdout. */
 async function welcomeBlock(service: RunningService): Promise<string> {
-  for (const until = Date.now() + 5_000; !service.stderr().includes('Daybook is running') && Date.now() < until; ) {
+  for (const until = Date.now() + 5_000; !service.stderr().includes('Daybook is running') && Date.now() < until;) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return service.stderr();
@@ -52,7 +52,9 @@ function slowRequest(port: number, between: () => void): Promise<string> {
     socket.on('data', (chunk) => (answer += String(chunk)));
     socket.on('end', () => resolve(answer));
     socket.on('error', reject);
-    socket.write('POST /api/2/attributes/update/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[');
+    socket.write(
+      'POST /api/2/attributes/update/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[',
+    );
     setTimeout(() => {
       between();
       setTimeout(() => socket.write(']'), 300);

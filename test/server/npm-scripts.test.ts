@@ -29,19 +29,23 @@ async function npm(args: string[], ready?: string): Promise<RunningService> {
   return service;
 }
 
-test.each([['SIGTERM'], ['SIGINT']] as const)('npm start stops cleanly on %s sent to npm, leaving nothing running', async (signal) => {
-  const service = await npm(['start']);
-  expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).toBe(200);
-  const below = descendants(service.child.pid!);
-  expect(below.length).toBeGreaterThan(1); // node and its PostgreSQL
+test.each([['SIGTERM'], ['SIGINT']] as const)(
+  'npm start stops cleanly on %s sent to npm, leaving nothing running',
+  async (signal) => {
+    const service = await npm(['start']);
+    expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).toBe(200);
+    const below = descendants(service.child.pid!);
+    expect(below.length).toBeGreaterThan(1); // node and its PostgreSQL
 
-  service.child.kill(signal);
-  expect(await service.exited).toBe(0);
-  expect(service.logs.some((entry) => entry.msg === 'stopped')).toBe(true);
-  expect(await waitGone(below)).toEqual([]);
-  expect(processesOf(dataDir)).toEqual([]);
-  expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-}, 120_000);
+    service.child.kill(signal);
+    expect(await service.exited).toBe(0);
+    expect(service.logs.some((entry) => entry.msg === 'stopped')).toBe(true);
+    expect(await waitGone(below)).toEqual([]);
+    expect(processesOf(dataDir)).toEqual([]);
+    expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  },
+  120_000,
+);
 
 test('npm run worker stops cleanly on SIGTERM sent to npm, leaving nothing running', async () => {
   const worker = await npm(['run', 'worker'], 'Daybook worker running');

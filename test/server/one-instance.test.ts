@@ -69,7 +69,9 @@ test('a port already in use is one clear line, and nothing of the data folder is
   try {
     const result = await refusedStart({ DATA_DIR: otherDataDir, EMBEDDED_PG_PORT: String(await freePort()), PORT: String(port) });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`Daybook cannot start: port ${port} on 127.0.0.1 is already in use (another Daybook or another program); set PORT to a free port.\n`);
+    expect(result.stderr).toBe(
+      `Daybook cannot start: port ${port} on 127.0.0.1 is already in use (another Daybook or another program); set PORT to a free port.\n`,
+    );
     expect(processesOf(otherDataDir)).toEqual([]);
   } finally {
     taken.close();

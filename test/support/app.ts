@@ -50,12 +50,20 @@ export interface TestResponse<T = any> {
  * credentials, cookies and body as `options` say, redirects not followed, and the answer checked
  * against its OpenAPI document unless `unvalidated`. Rejects when no answer comes within `timeoutMs`.
  */
-export async function sendTestRequest<T = any>(baseUrl: string, method: string, path: string, options: CallOptions & { timeoutMs?: number } = {}): Promise<TestResponse<T>> {
+export async function sendTestRequest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions & { timeoutMs?: number } = {},
+): Promise<TestResponse<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
   if (options.token) headers.Authorization = `Token ${options.token}`;
   const cookies = { ...(options.session ? { daybook_session: options.session } : {}), ...(options.cookies ?? {}) };
-  if (Object.keys(cookies).length > 0) headers.Cookie = Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ');
+  if (Object.keys(cookies).length > 0)
+    headers.Cookie = Object.entries(cookies)
+      .map(([name, value]) => `${name}=${value}`)
+      .join('; ');
   let body: string | Buffer | undefined = options.raw;
   if (options.json !== undefined) {
     headers['Content-Type'] ??= 'application/json';
@@ -109,7 +117,13 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
   const adminUrl = workerAdminUrl();
   const database = `daybook_test_${crypto.randomBytes(6).toString('hex')}`;
   await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${database}" TEMPLATE "${TEMPLATE_DATABASE}"`));
-  const config: Config = loadConfig({ DATABASE_URL: databaseUrl(adminUrl, database), RATE_LIMIT_PER_HOUR: '100000', LOG_LEVEL: 'silent', WORKERS: '0', ...env });
+  const config: Config = loadConfig({
+    DATABASE_URL: databaseUrl(adminUrl, database),
+    RATE_LIMIT_PER_HOUR: '100000',
+    LOG_LEVEL: 'silent',
+    WORKERS: '0',
+    ...env,
+  });
   const db = createKnex(config.databaseUrl!, { pool: { min: 0, max: 10 } });
   let fixedNow: Date | undefined;
   const logs: string[] = [];

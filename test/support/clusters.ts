@@ -56,7 +56,8 @@ export function sweepAbandonedClusters(): void {
  * cluster really is (src/db/cluster-folder.ts), and that goes too.
  */
 function removeCluster(dir: string): void {
-  if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.resolve(path.dirname(dir), fs.readlinkSync(dir)), { recursive: true, force: true });
+  if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink())
+    fs.rmSync(path.resolve(path.dirname(dir), fs.readlinkSync(dir)), { recursive: true, force: true });
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(`${dir}.password`, { force: true });
   fs.rmSync(`${dir}.lock`, { force: true });

@@ -75,7 +75,9 @@ export async function assertDocumented(r: ObservedResponse): Promise<void> {
       if (media === 'application/json') {
         const result = api.validateResponse(r.body, operation, r.status);
         if (result.errors && result.errors.length > 0) {
-          throw new Error(`${describe(r)}: body does not match ${operation.operationId}'s schema: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(r.body).slice(0, 1000)}`);
+          throw new Error(
+            `${describe(r)}: body does not match ${operation.operationId}'s schema: ${JSON.stringify(result.errors.slice(0, 5))}\nbody: ${JSON.stringify(r.body).slice(0, 1000)}`,
+          );
         }
       }
       return;
@@ -96,4 +98,3 @@ export async function assertDocumented(r: ObservedResponse): Promise<void> {
   }
   throw new Error(`${describe(r)}: no document describes this response.`);
 }
-

@@ -7,7 +7,10 @@ import { createSession } from '../../src/domain/identity/sessions';
 
 let counter = 0;
 
-export async function makeUser(app: TestApp, options: { username?: string; timezone?: string } = {}): Promise<{ user: User; simpleToken: string; password: string }> {
+export async function makeUser(
+  app: TestApp,
+  options: { username?: string; timezone?: string } = {},
+): Promise<{ user: User; simpleToken: string; password: string }> {
   counter += 1;
   const password = 'correct horse battery staple';
   const { user, simpleToken } = await createUser(

@@ -38,7 +38,9 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
   // tsc emits even when a type is wrong; `npm test` type-checks separately, so a type error is
   // reported there and does not stop every test here.
   try {
-    execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json')], { stdio: 'pipe' });
+    execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json')], {
+      stdio: 'pipe',
+    });
   } catch (error) {
     process.stderr.write(`\nThe TypeScript build reported errors (dist/ was still written):\n${(error as { stdout?: Buffer }).stdout ?? ''}\n`);
   }
@@ -52,9 +54,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
     sweepAbandonedClusters();
     const workers = Math.max(1, globalConfig.maxWorkers);
     globalThis.daybookClusters = await Promise.all(
-      Array.from({ length: workers }, async (_, index) =>
-        startEmbeddedPostgres({ dir: clusterDir(index + 1), port: await freePort(), database: 'postgres' }),
-      ),
+      Array.from({ length: workers }, async (_, index) => startEmbeddedPostgres({ dir: clusterDir(index + 1), port: await freePort(), database: 'postgres' })),
     );
     adminUrls = globalThis.daybookClusters.map((cluster) => cluster.adminUrl);
   }

@@ -33,9 +33,7 @@ export async function startService(
   // `root` runs a copy of the project (see copyProject) instead of this one.
   const root = options.root ?? PROJECT_ROOT;
   // `npmArgs` runs `npm <args>` in the project, as an operator or a supervisor does (the child is npm).
-  const [command, args] = options.npmArgs
-    ? ['npm', options.npmArgs]
-    : [process.execPath, [path.join(root, options.script ?? 'dist/src/bin/server.js')]];
+  const [command, args] = options.npmArgs ? ['npm', options.npmArgs] : [process.execPath, [path.join(root, options.script ?? 'dist/src/bin/server.js')]];
   const child = spawn(command, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },

@@ -116,7 +116,11 @@ export async function authorizeCode(app: TestApp, session: string, params: Autho
 }
 
 /** POST /oauth2/access_token with a form body. */
-export function tokenRequest(app: TestApp, form: Record<string, string> | Array<[string, string]>, headers: Record<string, string> = {}): Promise<TestResponse> {
+export function tokenRequest(
+  app: TestApp,
+  form: Record<string, string> | Array<[string, string]>,
+  headers: Record<string, string> = {},
+): Promise<TestResponse> {
   return app.post('/oauth2/access_token', { form, headers });
 }
 

@@ -22,32 +22,50 @@ let browser: Browser;
 let page: Page;
 const paths: string[] = [];
 
-beforeAll(async () => {
-  ensureChromium();
-  app = await startTestApp();
-  const { user } = await makeUser(app, { timezone: 'UTC' });
-  await loadDemoData(app.db, user.id, { seed: 2, days: 90, endDate: localDate(new Date(), 'UTC'), attributes: ['steps', 'sleep', 'mood', 'sleep_start'], rhythms: false });
-  await deriveUser(app.db, user.id, { now: new Date() });
-  const session = await makeSession(app, user);
-  const { client } = (await registerApp(app, user, { name: 'Mood Mirror' })) as { client: OAuthClient };
-  await makeToken(app, user, client, ['mood_read']);
-  const manual = await makeClient(app, user, 'Other app');
-  await makeToken(app, user, manual.client, ['sleep_read']);
-  browser = await launchBrowser();
-  await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-  // Something tracked by hand, so /data has its entry forms.
-  await page.goto(`${app.baseUrl}/data/track`);
-  await page.selectOption('#template', 'mood_note');
-  await Promise.all([page.waitForURL(/\/data\?notice=tracking/), page.click('form:has(#template) button[type=submit]')]);
-  const consent = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 's' });
-  paths.push(
-    '/data', '/data/track', '/data/patterns', '/settings/profile', '/settings/apps', `/settings/apps/${client.client_id}`,
-    '/settings/connected-apps', '/settings/attributes', '/settings/simple-token', '/settings/account',
-    `/oauth2/authorize?${consent}`, '/settings/apps/no-such-app',
-  );
-}, 20 * 60 * 1000);
+beforeAll(
+  async () => {
+    ensureChromium();
+    app = await startTestApp();
+    const { user } = await makeUser(app, { timezone: 'UTC' });
+    await loadDemoData(app.db, user.id, {
+      seed: 2,
+      days: 90,
+      endDate: localDate(new Date(), 'UTC'),
+      attributes: ['steps', 'sleep', 'mood', 'sleep_start'],
+      rhythms: false,
+    });
+    await deriveUser(app.db, user.id, { now: new Date() });
+    const session = await makeSession(app, user);
+    const { client } = (await registerApp(app, user, { name: 'Mood Mirror' })) as { client: OAuthClient };
+    await makeToken(app, user, client, ['mood_read']);
+    const manual = await makeClient(app, user, 'Other app');
+    await makeToken(app, user, manual.client, ['sleep_read']);
+    browser = await launchBrowser();
+    await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+    // Something tracked by hand, so /data has its entry forms.
+    await page.goto(`${app.baseUrl}/data/track`);
+    await page.selectOption('#template', 'mood_note');
+    await Promise.all([page.waitForURL(/\/data\?notice=tracking/), page.click('form:has(#template) button[type=submit]')]);
+    const consent = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 's' });
+    paths.push(
+      '/data',
+      '/data/track',
+      '/data/patterns',
+      '/settings/profile',
+      '/settings/apps',
+      `/settings/apps/${client.client_id}`,
+      '/settings/connected-apps',
+      '/settings/attributes',
+      '/settings/simple-token',
+      '/settings/account',
+      `/oauth2/authorize?${consent}`,
+      '/settings/apps/no-such-app',
+    );
+  },
+  20 * 60 * 1000,
+);
 
 afterAll(async () => {
   await browser?.close();
@@ -83,7 +101,9 @@ const AUDIT = `(() => {
 })()`;
 
 test('the audit finds what it looks for (on a page built to fail it)', async () => {
-  await page.setContent('<html><head></head><body><h1>A</h1><h1>B</h1><h3>Skipped</h3><input name="q"><button></button><a href="/x"></a><img src="data:,"></body></html>');
+  await page.setContent(
+    '<html><head></head><body><h1>A</h1><h1>B</h1><h3>Skipped</h3><input name="q"><button></button><a href="/x"></a><img src="data:,"></body></html>',
+  );
   expect(await page.evaluate(AUDIT)).toEqual([
     'no lang on <html>',
     'no <title>',

@@ -28,7 +28,7 @@ function secretOf(page: string, title: string): string | undefined {
 
 async function createApp(session: string, form: Record<string, string> | Array<[string, string]>): Promise<Created> {
   const csrf = await sessionCsrf(app, session, '/settings/apps');
-  const fields = Array.isArray(form) ? [...form, ['csrf_token', csrf]] as Array<[string, string]> : { csrf_token: csrf, ...form };
+  const fields = Array.isArray(form) ? ([...form, ['csrf_token', csrf]] as Array<[string, string]>) : { csrf_token: csrf, ...form };
   const res = await app.post('/settings/apps', { ...PAGE, session, form: fields });
   return {
     status: res.status,
@@ -84,7 +84,12 @@ describe('app management page', () => {
     expect(profile.body.username).toBe(user.username);
     const token = await app.db('tokens').where({ user_id: user.id }).first();
     expect(token.scopes).toEqual(['sleep_read', 'sleep_write']);
-    const refreshed = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: created.refreshToken, client_id: created.clientId, client_secret: created.secret! });
+    const refreshed = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: created.refreshToken,
+      client_id: created.clientId,
+      client_secret: created.secret!,
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.scope).toBe('sleep_read sleep_write');
     expect((await app.get(`/settings/apps/${created.clientId}`, { ...PAGE, session })).text).not.toContain(created.accessToken);
@@ -94,13 +99,24 @@ describe('app management page', () => {
     const { session } = await person();
     const created = await createApp(session, BASIC_APP);
     const code = await authorizeCode(app, session, { client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'sleep_read' });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: created.clientId, client_secret: created.secret!, redirect_uri: REDIRECT_URI });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: created.clientId,
+      client_secret: created.secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(res.status).toBe(200);
   });
 
   test('a public app has no secret', async () => {
     const { session } = await person();
-    const created = await createApp(session, [['name', 'Desktop Diary'], ['redirect_uris', 'http://127.0.0.1:53121/callback'], ['client_type', 'public'], ['scopes', 'mood_read']]);
+    const created = await createApp(session, [
+      ['name', 'Desktop Diary'],
+      ['redirect_uris', 'http://127.0.0.1:53121/callback'],
+      ['client_type', 'public'],
+      ['scopes', 'mood_read'],
+    ]);
     expect(created.status).toBe(200);
     expect(created.secret).toBeUndefined();
     expect((await app.db('oauth_clients').where({ client_id: created.clientId }).first()).secret_hash).toBeNull();
@@ -115,13 +131,18 @@ describe('app management page', () => {
     const fresh = secretOf(res.text, 'Client secret')!;
     expect(fresh).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(fresh).not.toBe(created.secret);
-    const old = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: created.refreshToken, client_id: created.clientId, client_secret: created.secret! });
+    const old = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: created.refreshToken,
+      client_id: created.clientId,
+      client_secret: created.secret!,
+    });
     expect(old.body.error).toBe('invalid_client');
     const ok = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: created.refreshToken, client_id: created.clientId, client_secret: fresh });
     expect(ok.status).toBe(200);
   });
 
-  test("deleting the app removes it and its tokens stop working", async () => {
+  test('deleting the app removes it and its tokens stop working', async () => {
     const { session } = await person();
     const created = await createApp(session, BASIC_APP);
     const csrf = await sessionCsrf(app, session, `/settings/apps/${created.clientId}`);
@@ -155,7 +176,11 @@ describe('app management page', () => {
 
   test('app names are escaped on the pages', async () => {
     const { session } = await person();
-    await createApp(session, [['name', '<img src=x onerror=alert(1)>'], ['redirect_uris', REDIRECT_URI], ['scopes', 'mood_read']]);
+    await createApp(session, [
+      ['name', '<img src=x onerror=alert(1)>'],
+      ['redirect_uris', REDIRECT_URI],
+      ['scopes', 'mood_read'],
+    ]);
     const list = await app.get('/settings/apps', { ...PAGE, session });
     expect(list.text).not.toContain('<img src=x');
     expect(list.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
@@ -163,9 +188,28 @@ describe('app management page', () => {
 
   test('an app needs a name, a redirect URI and at least one scope (400)', async () => {
     const { session } = await person();
-    expect((await createApp(session, [['name', ''], ['redirect_uris', REDIRECT_URI], ['scopes', 'mood_read']])).status).toBe(400);
-    expect((await createApp(session, [['name', 'A'], ['redirect_uris', ''], ['scopes', 'mood_read']])).status).toBe(400);
-    const noScope = await createApp(session, [['name', 'A'], ['redirect_uris', REDIRECT_URI]]);
+    expect(
+      (
+        await createApp(session, [
+          ['name', ''],
+          ['redirect_uris', REDIRECT_URI],
+          ['scopes', 'mood_read'],
+        ])
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await createApp(session, [
+          ['name', 'A'],
+          ['redirect_uris', ''],
+          ['scopes', 'mood_read'],
+        ])
+      ).status,
+    ).toBe(400);
+    const noScope = await createApp(session, [
+      ['name', 'A'],
+      ['redirect_uris', REDIRECT_URI],
+    ]);
     expect(noScope.status).toBe(400);
     expect(noScope.page).toContain('Choose at least one scope');
   });
@@ -201,7 +245,10 @@ describe('a form with a field repeated many times', () => {
 
 /** The app's row as the tests compare it: everything an edit could change (and the secret's hash, which it must not). */
 async function storedApp(clientId: string): Promise<Record<string, unknown>> {
-  return app.db('oauth_clients').where({ client_id: clientId }).first('name', 'description', 'website', 'redirect_uris', 'allowed_scopes', 'confidential', 'secret_hash');
+  return app
+    .db('oauth_clients')
+    .where({ client_id: clientId })
+    .first('name', 'description', 'website', 'redirect_uris', 'allowed_scopes', 'confidential', 'secret_hash');
 }
 
 /** Exchanges a code for tokens as the app. */
@@ -277,7 +324,9 @@ describe('editing an app on its page', () => {
     const { session } = await person();
     const created = await createApp(session, BASIC_APP);
     expect((await editApp(session, created.clientId, EDITED)).status).toBe(303);
-    const consent = await app.get(authorizePath({ response_type: 'code', client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'mood_read' }), { session });
+    const consent = await app.get(authorizePath({ response_type: 'code', client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'mood_read' }), {
+      session,
+    });
     expect(consent.status).toBe(200);
     expect(consent.text).toContain('<title>Allow Sleep &amp; Mood Tracker? · Daybook</title>');
     expect(consent.text).toContain('Writes your sleep and reads your mood.');
@@ -290,7 +339,12 @@ describe('editing an app on its page', () => {
     const before = await storedApp(created.clientId);
     expect((await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'client_type'), ['client_type', 'public']])).status).toBe(303);
     expect(await storedApp(created.clientId)).toEqual(before);
-    const refreshed = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: created.refreshToken, client_id: created.clientId, client_secret: created.secret! });
+    const refreshed = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: created.refreshToken,
+      client_id: created.clientId,
+      client_secret: created.secret!,
+    });
     expect(refreshed.status).toBe(200);
   });
 
@@ -298,10 +352,25 @@ describe('editing an app on its page', () => {
     ['an empty name', [['name', '   ']], 'An app name is 1 to 100 characters.', 'Writes your sleep.'],
     ['a name over 100 characters', [['name', 'n'.repeat(101)]], 'An app name is 1 to 100 characters.', 'n'.repeat(101)],
     ['no redirect URI', [['redirect_uris', ' \n ']], 'An app needs at least one redirect URI.', 'Writes your sleep.'],
-    ['plain http to a non-loopback host', [['redirect_uris', `${REDIRECT_URI}\nhttp://tracker.example.com/cb`]], 'http://tracker.example.com/cb must use https', 'http://tracker.example.com/cb</textarea>'],
-    ['a redirect URI with a fragment', [['redirect_uris', 'https://tracker.example.com/cb#top']], 'must not contain a fragment', 'https://tracker.example.com/cb#top</textarea>'],
+    [
+      'plain http to a non-loopback host',
+      [['redirect_uris', `${REDIRECT_URI}\nhttp://tracker.example.com/cb`]],
+      'http://tracker.example.com/cb must use https',
+      'http://tracker.example.com/cb</textarea>',
+    ],
+    [
+      'a redirect URI with a fragment',
+      [['redirect_uris', 'https://tracker.example.com/cb#top']],
+      'must not contain a fragment',
+      'https://tracker.example.com/cb#top</textarea>',
+    ],
     ['a relative redirect URI', [['redirect_uris', '/callback']], '/callback is not an absolute URL.', '>/callback</textarea>'],
-    ['more than 20 redirect URIs', [['redirect_uris', Array.from({ length: 21 }, (_, i) => `https://tracker.example.com/cb${i}`).join('\n')]], 'An app has at most 20 redirect URIs.', 'https://tracker.example.com/cb20'],
+    [
+      'more than 20 redirect URIs',
+      [['redirect_uris', Array.from({ length: 21 }, (_, i) => `https://tracker.example.com/cb${i}`).join('\n')]],
+      'An app has at most 20 redirect URIs.',
+      'https://tracker.example.com/cb20',
+    ],
     ['a description over 1000 characters', [['description', 'd'.repeat(1001)]], 'A description is at most 1000 characters.', 'd'.repeat(1001)],
     ['a website that is not a web address', [['website', 'javascript:alert(1)']], 'must be a web address', 'value="javascript:alert(1)"'],
     ['no scope', [['scopes', '']], 'Choose at least one scope the app may ask for.', 'value="Sleep Tracker"'],
@@ -325,7 +394,11 @@ describe('editing an app on its page', () => {
   test('a refused edit keeps the typed scopes ticked', async () => {
     const { session } = await person();
     const created = await createApp(session, BASIC_APP);
-    const res = await editApp(session, created.clientId, [['name', ''], ['redirect_uris', REDIRECT_URI], ['scopes', 'mood_read']]);
+    const res = await editApp(session, created.clientId, [
+      ['name', ''],
+      ['redirect_uris', REDIRECT_URI],
+      ['scopes', 'mood_read'],
+    ]);
     expect(res.status).toBe(400);
     expect(res.text).toMatch(/value="mood_read" checked/);
     expect(res.text).not.toMatch(/value="sleep_write" checked/);
@@ -377,11 +450,14 @@ describe('narrowing the scopes an app may ask for', () => {
     expect(res.status).toBe(303);
     // The owner's own token (sleep_read sleep_write) and the writer's grant carried sleep_write.
     expect(res.headers.get('location')).toBe(`/settings/apps/${created.clientId}?saved=1&revoked=2`);
-    expect((await app.get(res.headers.get('location')!, { ...PAGE, session })).text).toContain('Saved. 2 authorisations that carried a removed scope were revoked.');
+    expect((await app.get(res.headers.get('location')!, { ...PAGE, session })).text).toContain(
+      'Saved. 2 authorisations that carried a removed scope were revoked.',
+    );
     expect(await profileStatus(reader.accessToken)).toBe(200);
     expect(await profileStatus(writer.accessToken)).toBe(401);
     expect(await profileStatus(created.accessToken)).toBe(401);
-    const refresh = (refreshToken: string) => tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: created.clientId, client_secret: created.secret! });
+    const refresh = (refreshToken: string) =>
+      tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: created.clientId, client_secret: created.secret! });
     expect((await refresh(writer.refreshToken)).body.error).toBe('invalid_grant');
     expect((await refresh(reader.refreshToken)).status).toBe(200);
   });
@@ -391,7 +467,9 @@ describe('narrowing the scopes an app may ask for', () => {
     const created = await createApp(session, BASIC_APP);
     const pending = await authorizeCode(app, session, { client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'sleep_write' });
     expect((await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'scopes'), ['scopes', 'sleep_read']])).status).toBe(303);
-    const ask = await app.get(authorizePath({ response_type: 'code', client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'sleep_write' }), { session });
+    const ask = await app.get(authorizePath({ response_type: 'code', client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'sleep_write' }), {
+      session,
+    });
     expect(ask.status).toBe(303);
     expect(locationQuery(ask).get('error')).toBe('invalid_scope');
     const res = await exchange(created, pending);
@@ -418,7 +496,9 @@ describe('removing a redirect URI', () => {
     const created = await createApp(session, BASIC_APP);
     const query = { response_type: 'code', client_id: created.clientId, redirect_uri: LOOPBACK, scope: 'sleep_read' };
     expect((await app.get(authorizePath(query), { session })).status).toBe(200);
-    expect((await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'redirect_uris'), ['redirect_uris', REDIRECT_URI]])).status).toBe(303);
+    expect(
+      (await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'redirect_uris'), ['redirect_uris', REDIRECT_URI]])).status,
+    ).toBe(303);
     const res = await app.get(authorizePath(query), { session });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
@@ -430,7 +510,9 @@ describe('removing a redirect URI', () => {
     const created = await createApp(session, BASIC_APP);
     const removedCode = await authorizeCode(app, session, { client_id: created.clientId, redirect_uri: LOOPBACK, scope: 'sleep_read' });
     const keptCode = await authorizeCode(app, session, { client_id: created.clientId, redirect_uri: REDIRECT_URI, scope: 'sleep_read' });
-    expect((await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'redirect_uris'), ['redirect_uris', REDIRECT_URI]])).status).toBe(303);
+    expect(
+      (await editApp(session, created.clientId, [...BASIC_APP.filter(([name]) => name !== 'redirect_uris'), ['redirect_uris', REDIRECT_URI]])).status,
+    ).toBe(303);
     const refused = await exchange(created, removedCode, LOOPBACK);
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe('invalid_grant');
@@ -440,16 +522,21 @@ describe('removing a redirect URI', () => {
 });
 
 describe('registered redirect URIs must be HTTPS, except loopback hosts', () => {
-  test.each([
-    'https://example.com/callback',
-    'http://localhost/callback',
-    'http://localhost:8000/',
-    'http://127.0.0.1:53121/callback',
-    'http://[::1]:9000/cb',
-  ])('%s is accepted', async (uri) => {
-    const { session } = await person();
-    expect((await createApp(session, [['name', 'A'], ['redirect_uris', uri], ['scopes', 'mood_read']])).status).toBe(200);
-  });
+  test.each(['https://example.com/callback', 'http://localhost/callback', 'http://localhost:8000/', 'http://127.0.0.1:53121/callback', 'http://[::1]:9000/cb'])(
+    '%s is accepted',
+    async (uri) => {
+      const { session } = await person();
+      expect(
+        (
+          await createApp(session, [
+            ['name', 'A'],
+            ['redirect_uris', uri],
+            ['scopes', 'mood_read'],
+          ])
+        ).status,
+      ).toBe(200);
+    },
+  );
 
   test.each([
     'http://example.com/callback',
@@ -460,7 +547,11 @@ describe('registered redirect URIs must be HTTPS, except loopback hosts', () => 
     '/relative/callback',
   ])('%s is refused (400)', async (uri) => {
     const { session } = await person();
-    const res = await createApp(session, [['name', 'A'], ['redirect_uris', uri], ['scopes', 'mood_read']]);
+    const res = await createApp(session, [
+      ['name', 'A'],
+      ['redirect_uris', uri],
+      ['scopes', 'mood_read'],
+    ]);
     expect(res.status).toBe(400);
     expect(res.clientId).toBe('');
   });

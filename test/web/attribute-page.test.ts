@@ -37,7 +37,12 @@ async function person(): Promise<{ user: User; session: string }> {
 async function trackWith(user: User, request: Parameters<typeof trackByHand>[2], values: Array<[number, number | string]>): Promise<string> {
   const tracked = await trackByHand(app.db, user, request, new Date());
   if (!tracked.ok) throw new Error(tracked.problem);
-  const outcomes = await setValuesByHand(app.db, user, values.map(([offset, value]) => ({ name: tracked.name, date: addDays(today, offset), value })), new Date());
+  const outcomes = await setValuesByHand(
+    app.db,
+    user,
+    values.map(([offset, value]) => ({ name: tracked.name, date: addDays(today, offset), value })),
+    new Date(),
+  );
   expect(outcomes.every((o) => o.ok)).toBe(true);
   return tracked.name;
 }
@@ -52,11 +57,25 @@ const drawn = (svg: string) => [...svg.matchAll(/class="(?:point|bar)" data-date
 
 test('a week with a gap draws a gap: one point per day with a value, the line broken where a day has none', async () => {
   const { user, session } = await person();
-  await trackWith(user, { template: 'weight' }, [[-6, 80], [-5, 79.5], [-4, 79.8], [-2, 79.1], [-1, 78.9], [0, 79]]);
+  await trackWith(user, { template: 'weight' }, [
+    [-6, 80],
+    [-5, 79.5],
+    [-4, 79.8],
+    [-2, 79.1],
+    [-1, 78.9],
+    [0, 79],
+  ]);
   const page = await app.get('/data/weight', { ...PAGE, session });
   expect(page.status).toBe(200);
   const svg = chartOf(page.text);
-  expect(drawn(svg)).toEqual([[addDays(today, -6), 80], [addDays(today, -5), 79.5], [addDays(today, -4), 79.8], [addDays(today, -2), 79.1], [addDays(today, -1), 78.9], [addDays(today, 0), 79]]);
+  expect(drawn(svg)).toEqual([
+    [addDays(today, -6), 80],
+    [addDays(today, -5), 79.5],
+    [addDays(today, -4), 79.8],
+    [addDays(today, -2), 79.1],
+    [addDays(today, -1), 78.9],
+    [addDays(today, 0), 79],
+  ]);
   // A line (weight is a quantity) in two pieces: one move-to per stretch of days.
   const path = /<path class="line" d="([^"]+)"/.exec(svg)![1];
   expect(path.match(/M/g)).toHaveLength(2);
@@ -65,7 +84,9 @@ test('a week with a gap draws a gap: one point per day with a value, the line br
   expect(xs.map(([x]) => x)).toEqual([...xs.map(([x]) => x)].sort((a, b) => a - b));
   expect(xs[0][1]).toBeLessThan(xs[4][1]); // 80 is drawn above 78.9
   // Its text alternative, the median marked, and the numbers as a table.
-  expect(svg).toMatch(/<title id="[^"]+">Weight, the last 30 days<\/title><desc id="[^"]+">A line of Weight from [\d-]+ to [\d-]+: 6 of 30 days have a value; days without one are left empty\. Median 79\.3\. Average 79\.4\.<\/desc>/);
+  expect(svg).toMatch(
+    /<title id="[^"]+">Weight, the last 30 days<\/title><desc id="[^"]+">A line of Weight from [\d-]+ to [\d-]+: 6 of 30 days have a value; days without one are left empty\. Median 79\.3\. Average 79\.4\.<\/desc>/,
+  );
   expect(svg).toContain('class="mark mark0" data-value="79.3"');
   expect(page.text).toContain('The numbers (6 days with a value)');
   expect(page.text).toContain(`<tr><td><a href="/data?date=${addDays(today, -2)}">${addDays(today, -2)}</a></td><td>79.1</td></tr>`);
@@ -77,7 +98,10 @@ test('a week with a gap draws a gap: one point per day with a value, the line br
 
 test('counts are bars, ratings are dots on 1 to 9, times of day are dots on a 24-hour clock', async () => {
   const { user, session } = await person();
-  const cups = await trackWith(user, { label: 'Cups of tea', group: 'food', valueType: 0 }, [[-2, 3], [0, 5]]);
+  const cups = await trackWith(user, { label: 'Cups of tea', group: 'food', valueType: 0 }, [
+    [-2, 3],
+    [0, 5],
+  ]);
   await trackWith(user, { template: 'mood' }, [[-1, 6]]);
   await trackWith(user, { template: 'sleep_start' }, [[-1, 690]]);
   const tea = chartOf((await app.get(`/data/${cups}`, { ...PAGE, session })).text);
@@ -99,7 +123,10 @@ test('the month calendar colours the days with a value, leaves the others visibl
   const first = `${month}-01`;
   const offset = (date: string) => Math.round((Date.parse(date) - Date.parse(today)) / 86_400_000);
   // Values on the 1st (low) and the 2nd (high), none on the 3rd.
-  await trackWith(user, { template: 'steps' }, [[offset(first), 1000], [offset(addDays(first, 1)), 9000]]);
+  await trackWith(user, { template: 'steps' }, [
+    [offset(first), 1000],
+    [offset(addDays(first, 1)), 9000],
+  ]);
   const page = await app.get(`/data/steps?month=${month}`, { ...PAGE, session });
   const cell = (date: string) => new RegExp(`<td class="([^"]+)" data-date="${date}"><a href="/data\\?date=${date}" aria-label="([^"]+)"`).exec(page.text);
   expect(cell(first)?.[1]).toBe('heat1');
@@ -122,17 +149,32 @@ test('the month calendar colours the days with a value, leaves the others visibl
 
 test('correlations (strongest first, each opening the pair) and insights are those the API gives', async () => {
   const { user, session } = await person();
-  await loadDemoData(app.db, user.id, { seed: 11, days: 200, endDate: today, attributes: ['steps', 'sleep', 'mood', 'sleep_start', 'coffees', 'weight'], rhythms: false });
+  await loadDemoData(app.db, user.id, {
+    seed: 11,
+    days: 200,
+    endDate: today,
+    attributes: ['steps', 'sleep', 'mood', 'sleep_start', 'coffees', 'weight'],
+    rhythms: false,
+  });
   await deriveUser(app.db, user.id, { now: new Date() });
   const { client } = await makeClient(app, user, 'Reader');
   const reader = (await makeToken(app, user, client, [...READ_SCOPES])).access_token;
-  const all = (await app.get('/api/2/correlations/?limit=100', { bearer: reader })).body.results as Array<{ attribute: string; attribute2: string; second_person: string }>;
+  const all = (await app.get('/api/2/correlations/?limit=100', { bearer: reader })).body.results as Array<{
+    attribute: string;
+    attribute2: string;
+    second_person: string;
+  }>;
   const name = all[0].attribute;
   const mine = all.filter((c) => c.attribute === name || c.attribute2 === name).slice(0, 20);
   const page = await app.get(`/data/${name}`, { ...PAGE, session });
-  const listed = [...page.text.matchAll(/<li class="correlation"><a href="\/data\/pair\/([^/]+)\/([^"]+)"><strong>([^<]+)<\/strong>/g)].map((m) => [m[1], m[2]]);
+  const listed = [...page.text.matchAll(/<li class="correlation"><a href="\/data\/pair\/([^/]+)\/([^"]+)"><strong>([^<]+)<\/strong>/g)].map((m) => [
+    m[1],
+    m[2],
+  ]);
   expect(listed).toEqual(mine.map((c) => [c.attribute, c.attribute2]));
-  const insights = ((await app.get('/api/2/insights/?limit=100', { bearer: reader })).body.results as Array<{ text: string; type: { attribute: { name: string } } }>)
+  const insights = (
+    (await app.get('/api/2/insights/?limit=100', { bearer: reader })).body.results as Array<{ text: string; type: { attribute: { name: string } } }>
+  )
     .filter((insight) => insight.type.attribute.name === name)
     .slice(0, 20);
   const shown = page.text.slice(page.text.indexOf('<h2 id="insights">'));

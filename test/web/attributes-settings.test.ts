@@ -25,7 +25,16 @@ async function setUp() {
   await revokeClientTokensOfUser(app.db, user.id, old.id, new Date());
   const [attribute] = await app
     .db('attributes')
-    .insert({ user_id: user.id, name: 'sleep', label: 'Sleep', template_name: 'sleep', group_name: 'sleep', value_type: 3, priority: 1, owner_client_pk: tracker.id })
+    .insert({
+      user_id: user.id,
+      name: 'sleep',
+      label: 'Sleep',
+      template_name: 'sleep',
+      group_name: 'sleep',
+      value_type: 3,
+      priority: 1,
+      owner_client_pk: tracker.id,
+    })
     .returning('*');
   await app.db('attribute_services').insert([tracker, band, old].map((client) => ({ user_id: user.id, attribute_id: attribute.id, client_pk: client.id })));
   return { user, session, tracker, band, old, stranger, attribute };

@@ -44,7 +44,9 @@ async function startClientApp(daybook: () => string): Promise<ClientApp> {
     }
     if (url.pathname === '/callback') {
       const show = (name: string) => `<p id="${name}">${(url.searchParams.get(name) ?? '').replace(/[<>&"]/g, '')}</p>`;
-      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<!doctype html><title>Callback</title><h1>Back at the app</h1>${show('code')}${show('state')}${show('error')}`);
+      res
+        .writeHead(200, { 'Content-Type': 'text/html' })
+        .end(`<!doctype html><title>Callback</title><h1>Back at the app</h1>${show('code')}${show('state')}${show('error')}`);
       return;
     }
     res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>Mood Mirror</title><a id="connect" href="/start">Connect Daybook</a>');
@@ -63,14 +65,17 @@ const username = `browser_${process.pid}`;
 const password = 'a long browser password';
 let clientSecret = '';
 
-beforeAll(async () => {
-  ensureChromium(); // may take minutes on a fresh machine
-  app = await startTestApp();
-  client = await startClientApp(() => app.baseUrl);
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-}, 20 * 60 * 1000);
+beforeAll(
+  async () => {
+    ensureChromium(); // may take minutes on a fresh machine
+    app = await startTestApp();
+    client = await startClientApp(() => app.baseUrl);
+    browser = await launchBrowser();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+  },
+  20 * 60 * 1000,
+);
 
 afterAll(async () => {
   await browser?.close();

@@ -46,7 +46,10 @@ test('a wrong current password, two different new ones, a short one or a forged 
   const { user, password } = await makeUser(app);
   const session = await makeSession(app, user);
   const cases: Array<[Record<string, string>, RegExp]> = [
-    [{ current_password: 'not my password', new_password: 'a brand new secret', repeat_password: 'a brand new secret' }, /Your current password is incorrect\./],
+    [
+      { current_password: 'not my password', new_password: 'a brand new secret', repeat_password: 'a brand new secret' },
+      /Your current password is incorrect\./,
+    ],
     [{ current_password: password, new_password: 'a brand new secret', repeat_password: 'a brand new secreT' }, /The two new passwords differ\./],
     [{ current_password: password, new_password: 'short', repeat_password: 'short' }, /A password is 8 to 1024 characters long\./],
   ];

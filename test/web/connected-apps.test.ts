@@ -22,7 +22,13 @@ async function connect(scope: string) {
   const { user: developer } = await makeUser(app);
   const { client, secret } = await registerApp(app, developer, { name: 'Mood Diary' });
   const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope });
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    client_id: client.client_id,
+    client_secret: secret!,
+    redirect_uri: REDIRECT_URI,
+  });
   return { user, session, client, secret, tokens: res.body as { access_token: string; refresh_token: string } };
 }
 
@@ -60,7 +66,12 @@ describe('connected apps page', () => {
     const api = await app.get('/api/2/accounts/profile/', { bearer: tokens.access_token });
     expect(api.status).toBe(401);
     expect(api.headers.get('www-authenticate')).toContain('error="invalid_token"');
-    const refresh = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: secret! });
+    const refresh = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+      client_secret: secret!,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
     expect((await app.get('/settings/connected-apps', { ...PAGE, session })).text).not.toContain('Mood Diary');
   });
@@ -70,7 +81,13 @@ describe('connected apps page', () => {
     const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
     const csrf = await sessionCsrf(app, session, '/settings/connected-apps');
     await app.post(`/settings/connected-apps/${client.client_id}/revoke`, { ...PAGE, session, form: { csrf_token: csrf } });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: REDIRECT_URI });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: client.client_id,
+      client_secret: secret!,
+      redirect_uri: REDIRECT_URI,
+    });
     expect(res.body.error).toBe('invalid_grant');
   });
 
@@ -85,7 +102,15 @@ describe('connected apps page', () => {
     const { user: other } = await makeUser(app);
     const otherSession = await makeSession(app, other);
     const code = await authorizeCode(app, otherSession, { client_id: first.client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
-    const otherTokens = (await tokenRequest(app, { grant_type: 'authorization_code', code, client_id: first.client.client_id, client_secret: first.secret!, redirect_uri: REDIRECT_URI })).body;
+    const otherTokens = (
+      await tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code,
+        client_id: first.client.client_id,
+        client_secret: first.secret!,
+        redirect_uri: REDIRECT_URI,
+      })
+    ).body;
     const csrf = await sessionCsrf(app, first.session, '/settings/connected-apps');
     await app.post(`/settings/connected-apps/${first.client.client_id}/revoke`, { ...PAGE, session: first.session, form: { csrf_token: csrf } });
     expect((await app.get('/api/2/accounts/profile/', { bearer: otherTokens.access_token })).status).toBe(200);

@@ -94,28 +94,31 @@ let page: Page;
 let server: http.Server;
 let pageUrl = '';
 
-beforeAll(async () => {
-  ensureChromium(); // may take minutes on a fresh machine
-  app = await startTestApp();
-  let clientId = '';
-  server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(appPage(app.baseUrl, clientId));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  pageUrl = `http://localhost:${(server.address() as AddressInfo).port}/`;
+beforeAll(
+  async () => {
+    ensureChromium(); // may take minutes on a fresh machine
+    app = await startTestApp();
+    let clientId = '';
+    server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(appPage(app.baseUrl, clientId));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    pageUrl = `http://localhost:${(server.address() as AddressInfo).port}/`;
 
-  const { user } = await makeUser(app, { timezone: 'UTC' });
-  const [mood] = await addAttributes(app, user.id, [{ name: 'mood' }]);
-  await addValues(app, user.id, mood, { [localDate(app.deps.now(), 'UTC')]: 8 });
-  const { client } = await registerApp(app, user, { confidential: false, redirectUris: [pageUrl], scopes: ['mood_read'], name: 'Mood Glance' });
-  clientId = client.client_id;
+    const { user } = await makeUser(app, { timezone: 'UTC' });
+    const [mood] = await addAttributes(app, user.id, [{ name: 'mood' }]);
+    await addValues(app, user.id, mood, { [localDate(app.deps.now(), 'UTC')]: 8 });
+    const { client } = await registerApp(app, user, { confidential: false, redirectUris: [pageUrl], scopes: ['mood_read'], name: 'Mood Glance' });
+    clientId = client.client_id;
 
-  browser = await launchBrowser();
-  // The person is logged in to Daybook in this browser.
-  await browser.context.addCookies([{ name: SESSION_COOKIE, value: await makeSession(app, user), url: app.baseUrl }]);
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-}, 20 * 60 * 1000);
+    browser = await launchBrowser();
+    // The person is logged in to Daybook in this browser.
+    await browser.context.addCookies([{ name: SESSION_COOKIE, value: await makeSession(app, user), url: app.baseUrl }]);
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+  },
+  20 * 60 * 1000,
+);
 
 afterAll(async () => {
   await browser?.close();

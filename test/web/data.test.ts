@@ -70,7 +70,11 @@ function rowText(html: string, name: string): string {
   if (start < 0) return '';
   const item = html.slice(start, html.indexOf('</li>', start));
   const line = item.includes('<div class="entry') ? item.slice(0, item.indexOf('<div class="entry')) : item;
-  return line.replace(/<title>[^<]*<\/title>/g, '').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  return line
+    .replace(/<title>[^<]*<\/title>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The day's value shown for an attribute. */
@@ -79,7 +83,8 @@ function dayValueShown(html: string, name: string): string {
   return /<div class="value" data-date="[^"]+">([^]*?)<\/div>/.exec(html.slice(start))?.[1] ?? '';
 }
 
-const valuesOf = async (p: Person) => app.db('attribute_values').where({ user_id: p.user.id }).orderBy(['attribute_id', 'date']).select('attribute_id', 'date', 'value_num', 'value_text');
+const valuesOf = async (p: Person) =>
+  app.db('attribute_values').where({ user_id: p.user.id }).orderBy(['attribute_id', 'date']).select('attribute_id', 'date', 'value_num', 'value_text');
 
 test('logged out, the data pages send the person to log in and back', async () => {
   const res = await app.get('/data?date=2026-11-01', PAGE);
@@ -117,7 +122,17 @@ test('tracking a template by hand makes Daybook its owner, and a value entered i
   expect(rowText(page.text, 'mood')).toMatch(/^Mood Daybook 7$/);
   // Its entry form shows the day's value.
   // The day's form offers mood as nine choices, the day's one chosen.
-  expect([...page.text.matchAll(/<input type="radio" name="v:mood" value="(\d)"( checked)?>/g)].map((m) => m[1] + (m[2] ?? ''))).toEqual(['1', '2', '3', '4', '5', '6', '7 checked', '8', '9']);
+  expect([...page.text.matchAll(/<input type="radio" name="v:mood" value="(\d)"( checked)?>/g)].map((m) => m[1] + (m[2] ?? ''))).toEqual([
+    '1',
+    '2',
+    '3',
+    '4',
+    '5',
+    '6',
+    '7 checked',
+    '8',
+    '9',
+  ]);
 });
 
 test.each([
@@ -137,9 +152,10 @@ test.each([
   const page = await app.get('/data', { ...PAGE, session: p.session });
   expect(dayValueShown(page.text, name)).toBe(shown);
   // The entry form offers the value back for editing in the notation it is typed in (a note in a text area).
-  const field = name === 'mood_note'
-    ? new RegExp(`<textarea id="v:${name}" name="v:${name}"[^>]*>([^<]*)</textarea>`).exec(page.text)
-    : new RegExp(`<input type="text" id="v:${name}" name="v:${name}" value="([^"]*)"`).exec(page.text);
+  const field =
+    name === 'mood_note'
+      ? new RegExp(`<textarea id="v:${name}" name="v:${name}"[^>]*>([^<]*)</textarea>`).exec(page.text)
+      : new RegExp(`<input type="text" id="v:${name}" name="v:${name}" value="([^"]*)"`).exec(page.text);
   expect(field?.[1]).toBe(edit);
 });
 
@@ -193,7 +209,13 @@ test('something of their own: created with a name from its label; a tag entered 
   const p = await person();
   const tea = await track(p, { kind: 'custom', label: 'Cups of tea', group: 'food', value_type: '0' });
   expect(tea.headers.get('location')).toBe('/data?notice=tracking&attribute=cups_of_tea#attribute-cups_of_tea');
-  expect(await attribute(p, 'cups_of_tea')).toMatchObject({ label: 'Cups of tea', group: { name: 'food' }, value_type: 0, manual: true, service: { name: 'daybook' } });
+  expect(await attribute(p, 'cups_of_tea')).toMatchObject({
+    label: 'Cups of tea',
+    group: { name: 'food' },
+    value_type: 0,
+    manual: true,
+    service: { name: 'daybook' },
+  });
   expect((await enter(p, 'cups_of_tea', '3')).status).toBe(303);
   expect(await apiValue(p, 'cups_of_tea')).toBe(3);
 
@@ -248,7 +270,11 @@ test('any day can be shown: its value, a sparkline of the 30 days ending with it
   const p = await person();
   await track(p, { kind: 'template', template: 'weight' });
   const earlier = addDays(p.today, -10);
-  for (const [offset, value] of [[-17, '80'], [-13, '79.5'], [-10, '79']] as const) {
+  for (const [offset, value] of [
+    [-17, '80'],
+    [-13, '79.5'],
+    [-10, '79'],
+  ] as const) {
     expect((await enter(p, 'weight', value, addDays(p.today, offset))).status).toBe(303);
   }
   const page = await app.get(`/data?date=${earlier}`, { ...PAGE, session: p.session });
@@ -258,7 +284,9 @@ test('any day can be shown: its value, a sparkline of the 30 days ending with it
   const item = page.text.slice(page.text.indexOf('<li id="attribute-weight"'));
   const spark = item.slice(item.indexOf('<svg class="spark"'), item.indexOf('</svg>'));
   expect([...spark.matchAll(/data-date="([^"]+)" data-value="([^"]+)"/g)].map((m) => [m[1], m[2]])).toEqual([
-    [addDays(p.today, -17), '80'], [addDays(p.today, -13), '79.5'], [addDays(p.today, -10), '79'],
+    [addDays(p.today, -17), '80'],
+    [addDays(p.today, -13), '79.5'],
+    [addDays(p.today, -10), '79'],
   ]);
   expect(spark).toContain('3 of the last 30 days have a value, from 79 to 80');
   expect(page.text).toContain(`href="/data?date=${addDays(earlier, -1)}" rel="prev"`);

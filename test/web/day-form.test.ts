@@ -54,7 +54,8 @@ async function apiDay(p: Person, date = p.today): Promise<Record<string, unknown
   const res = await app.get(`/api/2/attributes/with-values/?date_max=${date}&days=1&limit=100`, { bearer: p.reader });
   expect(res.status).toBe(200);
   const day: Record<string, unknown> = {};
-  for (const attribute of res.body.results as Array<{ name: string; values: Array<{ value: unknown }> }>) day[attribute.name] = attribute.values[0]?.value ?? null;
+  for (const attribute of res.body.results as Array<{ name: string; values: Array<{ value: unknown }> }>)
+    day[attribute.name] = attribute.values[0]?.value ?? null;
   return day;
 }
 
@@ -83,10 +84,25 @@ test('the whole day is one form: six things saved with one POST, and the values 
   expect(form).toMatch(/<input type="text" id="v:weight" name="v:weight" value="" inputmode="decimal"[^>]*><span class="unit">kg<\/span>/);
   expect(form).toContain('<textarea id="v:mood_note" name="v:mood_note"');
 
-  const saved = await saveDay(p, { 'v:mood': '7', 'v:sleep': '7:45', 'v:sleep_start': '23:10', 'v:weight': '71,5', 'v:mood_note': 'a good swim', 'v:went_swimming': '1' });
+  const saved = await saveDay(p, {
+    'v:mood': '7',
+    'v:sleep': '7:45',
+    'v:sleep_start': '23:10',
+    'v:weight': '71,5',
+    'v:mood_note': 'a good swim',
+    'v:went_swimming': '1',
+  });
   expect(saved.status).toBe(303);
   expect(saved.headers.get('location')).toBe(`/data?date=${p.today}&notice=saved`);
-  expect(await apiDay(p)).toMatchObject({ mood: 7, sleep: 465, sleep_start: 670, weight: 71.5, mood_note: 'a good swim', went_swimming: 1, custom: 'went swimming' });
+  expect(await apiDay(p)).toMatchObject({
+    mood: 7,
+    sleep: 465,
+    sleep_start: 670,
+    weight: 71.5,
+    mood_note: 'a good swim',
+    went_swimming: 1,
+    custom: 'went swimming',
+  });
   // Six values written in one transaction (Postgres' now() is the transaction's start: one time for all six),
   // and the day recorded for the derived data like any app's write.
   const rows = await app.db('attribute_values').where({ user_id: p.user.id, date: p.today }).select('updated_at');
@@ -97,7 +113,8 @@ test('the whole day is one form: six things saved with one POST, and the values 
 
   const after = await app.get(`/data?date=${p.today}&notice=saved`, { ...PAGE, session: p.session });
   expect(after.text).toContain('<p class="notice" role="status">Saved.</p>');
-  const shown = (name: string) => /<div class="value" data-date="[^"]+">([^<]*)<\/div>/.exec(after.text.slice(after.text.indexOf(`<li id="attribute-${name}"`)))?.[1];
+  const shown = (name: string) =>
+    /<div class="value" data-date="[^"]+">([^<]*)<\/div>/.exec(after.text.slice(after.text.indexOf(`<li id="attribute-${name}"`)))?.[1];
   expect(['mood', 'sleep', 'sleep_start', 'weight', 'went_swimming'].map(shown)).toEqual(['7', '7 h 45 min', '23:10', '71.5', '1']);
   // The form shows the day back as it is typed: the choice made, h:mm, HH:MM, the number, the ticked tag.
   expect(after.text).toContain('<input type="radio" name="v:mood" value="7" checked>');
@@ -111,7 +128,10 @@ test('an empty field keeps the day’s value; unticking a tag records that it di
   const p = await person();
   await sixThings(p);
   expect((await saveDay(p, { 'v:mood': '4', 'v:weight': '70', 'v:went_swimming': '1' })).status).toBe(303);
-  const stamps = async () => (await app.db('attribute_values').where({ user_id: p.user.id }).orderBy('attribute_id').select('attribute_id', 'updated_at')).map((r) => `${r.attribute_id} ${(r.updated_at as Date).toISOString()}`);
+  const stamps = async () =>
+    (await app.db('attribute_values').where({ user_id: p.user.id }).orderBy('attribute_id').select('attribute_id', 'updated_at')).map(
+      (r) => `${r.attribute_id} ${(r.updated_at as Date).toISOString()}`,
+    );
   const before = await stamps();
   // Same values again: nothing to write.
   expect((await saveDay(p, { 'v:mood': '4', 'v:weight': '70', 'v:went_swimming': '1' })).status).toBe(303);
@@ -172,20 +192,41 @@ test('tracking something new offers kinds in people’s words, makes a tag a cus
   const p = await person();
   const page = await app.get('/data/track', { ...PAGE, session: p.session });
   expect([...page.text.matchAll(/<option value="(\w+)">(A [^<]+)<\/option>/g)].map((m) => m[2])).toEqual([
-    'A yes/no tag', 'A count (a whole number)', 'A number', 'A duration (hours and minutes)', 'A time of day', 'A 1-9 rating', 'A percentage', 'A note (text)',
+    'A yes/no tag',
+    'A count (a whole number)',
+    'A number',
+    'A duration (hours and minutes)',
+    'A time of day',
+    'A 1-9 rating',
+    'A percentage',
+    'A note (text)',
   ]);
   expect(page.text).not.toContain('Scale (1-9 as integer)');
   await track(p, { kind: 'custom', label: 'Meditated', group: 'mood', value_kind: 'tag' });
   await track(p, { kind: 'custom', label: 'Focus', group: 'productivity', value_kind: 'rating' });
   await track(p, { kind: 'custom', label: 'Reading', group: 'media', value_kind: 'duration' });
-  const attributes = (await app.get('/api/2/attributes/?limit=100', { bearer: p.reader })).body.results as Array<{ name: string; group: { name: string }; value_type: number }>;
-  expect(attributes.map((a) => [a.name, a.group.name, a.value_type])).toEqual(expect.arrayContaining([['meditated', 'custom', 0], ['focus', 'productivity', 8], ['reading', 'media', 3]]));
+  const attributes = (await app.get('/api/2/attributes/?limit=100', { bearer: p.reader })).body.results as Array<{
+    name: string;
+    group: { name: string };
+    value_type: number;
+  }>;
+  expect(attributes.map((a) => [a.name, a.group.name, a.value_type])).toEqual(
+    expect.arrayContaining([
+      ['meditated', 'custom', 0],
+      ['focus', 'productivity', 8],
+      ['reading', 'media', 3],
+    ]),
+  );
   await track(p, { kind: 'template', template: 'mood' });
   const again = await app.get('/data/track', { ...PAGE, session: p.session });
   expect(again.text).toContain('<option value="mood">Mood (tracked by hand)</option>');
   expect(again.text).toContain('<option value="sleep">Time asleep</option>');
   expect(again.text).toMatch(/You track by hand: .*<a href="\/data\/mood">Mood<\/a>/);
-  const refused = await app.post('/data/track', { ...PAGE, session: p.session, form: { csrf_token: await csrf(p), kind: 'custom', label: 'Naps', group: 'sleep', value_kind: 'vibes' } });
+  const refused = await app.post('/data/track', {
+    ...PAGE,
+    session: p.session,
+    form: { csrf_token: await csrf(p), kind: 'custom', label: 'Naps', group: 'sleep', value_kind: 'vibes' },
+  });
   expect(refused.status).toBe(400);
   expect(refused.text).toContain('Pick what it is from the list.');
 });

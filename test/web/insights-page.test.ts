@@ -21,7 +21,13 @@ let reader: string;
 beforeAll(async () => {
   app = await startTestApp();
   const { user } = await makeUser(app, { timezone: 'UTC' });
-  await loadDemoData(app.db, user.id, { seed: 3, days: 400, endDate: localDate(new Date(), 'UTC'), attributes: ['steps', 'sleep', 'mood', 'coffees', 'weight'], rhythms: false });
+  await loadDemoData(app.db, user.id, {
+    seed: 3,
+    days: 400,
+    endDate: localDate(new Date(), 'UTC'),
+    attributes: ['steps', 'sleep', 'mood', 'coffees', 'weight'],
+    rhythms: false,
+  });
   await deriveUser(app.db, user.id, { now: new Date() });
   session = await makeSession(app, user);
   const { client } = await makeClient(app, user, 'Reader');
@@ -31,14 +37,20 @@ afterAll(async () => {
   await app.close();
 });
 
-interface ApiInsight { text: string; created: string; type: { name: string } }
+interface ApiInsight {
+  text: string;
+  created: string;
+  type: { name: string };
+}
 
 test('Your data groups the week’s insights: this day, records, earlier this week; every one is there once', async () => {
   const api = (await app.get('/api/2/insights/?limit=100', { bearer: reader })).body.results as ApiInsight[];
   expect(api.length).toBeGreaterThan(0);
   const page = await app.get('/data', { ...PAGE, session });
   const section = page.text.slice(page.text.indexOf('<h2 id="insights">'), page.text.indexOf('</section>', page.text.indexOf('<h2 id="insights">')));
-  const groups = [...section.matchAll(/<h3>([^<]+)<\/h3><ul>([^]*?)<\/ul>/g)].map((m) => [m[1], [...m[2].matchAll(/<\/a>: ([^<]+)<\/li>/g)].map((i) => i[1])] as const);
+  const groups = [...section.matchAll(/<h3>([^<]+)<\/h3><ul>([^]*?)<\/ul>/g)].map(
+    (m) => [m[1], [...m[2].matchAll(/<\/a>: ([^<]+)<\/li>/g)].map((i) => i[1])] as const,
+  );
   expect(groups.map(([title]) => title).every((title) => ['This day', 'Records', 'Earlier this week'].includes(title))).toBe(true);
   const records = new Set(['record_high', 'record_low', 'week_high', 'month_summary']);
   for (const [title, texts] of groups) {

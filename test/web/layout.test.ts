@@ -33,38 +33,71 @@ let page: Page;
 let session: string;
 const paths: string[] = [];
 
-beforeAll(async () => {
-  ensureChromium();
-  app = await startTestApp();
-  const { user } = await makeUser(app, { timezone: 'UTC' });
-  const today = localDate(new Date(), 'UTC');
-  await loadDemoData(app.db, user.id, { seed: 5, days: 120, endDate: today, attributes: ['steps', 'sleep', 'sleep_start', 'weight', 'coffees'], rhythms: false });
-  // Things tracked by hand, so Your data has its day's form: a rating, a tag, a note.
-  for (const request of [{ template: 'mood' }, { template: 'mood_note' }, { label: 'Went swimming', group: 'custom', valueType: 0 }]) {
-    const tracked = await trackByHand(app.db, user, request, new Date());
-    if (!tracked.ok) throw new Error(tracked.problem);
-  }
-  await setValuesByHand(app.db, user, Array.from({ length: 60 }, (_, i) => ({ name: 'mood', date: addDays(today, -i), value: 1 + ((i * 7) % 9) })), new Date());
-  await deriveUser(app.db, user.id, { now: new Date() });
-  session = await makeSession(app, user);
-  const { client } = (await registerApp(app, user, { name: 'Mood Mirror' })) as { client: OAuthClient };
-  await makeToken(app, user, client, ['mood_read']);
-  const other = await makeClient(app, user, 'Other app');
-  await makeToken(app, user, other.client, ['sleep_read']);
-  const { results } = await listCorrelations(app.db, { userId: user.id, visibility: readVisibility(READ_SCOPES), filters: {}, page: { limit: 1, offset: 0 } });
-  if (results.length === 0) throw new Error('the demo data gave no correlation to draw');
-  const consent = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 's' });
-  paths.push(
-    '/data', '/data/track', '/data/patterns', '/data/insights', '/data/steps', '/data/sleep_start', '/data/mood', '/data/mood_note',
-    `/data/pair/${results[0].attribute}/${results[0].attribute2}`,
-    '/settings/profile', '/settings/apps', `/settings/apps/${client.client_id}`, '/settings/connected-apps', '/settings/attributes',
-    '/settings/simple-token', '/settings/account', `/oauth2/authorize?${consent}`, '/settings/apps/no-such-app',
-  );
-  browser = await launchBrowser();
-  await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-}, 20 * 60 * 1000);
+beforeAll(
+  async () => {
+    ensureChromium();
+    app = await startTestApp();
+    const { user } = await makeUser(app, { timezone: 'UTC' });
+    const today = localDate(new Date(), 'UTC');
+    await loadDemoData(app.db, user.id, {
+      seed: 5,
+      days: 120,
+      endDate: today,
+      attributes: ['steps', 'sleep', 'sleep_start', 'weight', 'coffees'],
+      rhythms: false,
+    });
+    // Things tracked by hand, so Your data has its day's form: a rating, a tag, a note.
+    for (const request of [{ template: 'mood' }, { template: 'mood_note' }, { label: 'Went swimming', group: 'custom', valueType: 0 }]) {
+      const tracked = await trackByHand(app.db, user, request, new Date());
+      if (!tracked.ok) throw new Error(tracked.problem);
+    }
+    await setValuesByHand(
+      app.db,
+      user,
+      Array.from({ length: 60 }, (_, i) => ({ name: 'mood', date: addDays(today, -i), value: 1 + ((i * 7) % 9) })),
+      new Date(),
+    );
+    await deriveUser(app.db, user.id, { now: new Date() });
+    session = await makeSession(app, user);
+    const { client } = (await registerApp(app, user, { name: 'Mood Mirror' })) as { client: OAuthClient };
+    await makeToken(app, user, client, ['mood_read']);
+    const other = await makeClient(app, user, 'Other app');
+    await makeToken(app, user, other.client, ['sleep_read']);
+    const { results } = await listCorrelations(app.db, {
+      userId: user.id,
+      visibility: readVisibility(READ_SCOPES),
+      filters: {},
+      page: { limit: 1, offset: 0 },
+    });
+    if (results.length === 0) throw new Error('the demo data gave no correlation to draw');
+    const consent = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read', state: 's' });
+    paths.push(
+      '/data',
+      '/data/track',
+      '/data/patterns',
+      '/data/insights',
+      '/data/steps',
+      '/data/sleep_start',
+      '/data/mood',
+      '/data/mood_note',
+      `/data/pair/${results[0].attribute}/${results[0].attribute2}`,
+      '/settings/profile',
+      '/settings/apps',
+      `/settings/apps/${client.client_id}`,
+      '/settings/connected-apps',
+      '/settings/attributes',
+      '/settings/simple-token',
+      '/settings/account',
+      `/oauth2/authorize?${consent}`,
+      '/settings/apps/no-such-app',
+    );
+    browser = await launchBrowser();
+    await browser.context.addCookies([{ name: 'daybook_session', value: session, url: app.baseUrl }]);
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+  },
+  20 * 60 * 1000,
+);
 
 afterAll(async () => {
   await browser?.close();
@@ -130,7 +163,9 @@ test('axe-core finds no violations on any page, on a phone and on a laptop, in l
   const audit = (colorScheme: string) => async (path: string, size: (typeof SIZES)[number]) => {
     // Evaluated through the DevTools protocol, so the pages' CSP (no script) does not stop it.
     await page.evaluate(AXE_SOURCE);
-    const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })))`)) as unknown[];
+    const result = (await page.evaluate(
+      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })))`,
+    )) as unknown[];
     if (result.length > 0) found[`${colorScheme} ${size.width} ${path}`] = result;
   };
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -175,7 +210,10 @@ test("on a phone the day's Save button stays on the screen while the form scroll
   expect(form).not.toBeNull();
   // Halfway down the form the button is still in view (it sticks to the bottom of the screen).
   await page.evaluate(`window.scrollTo(0, document.querySelector('form.day').offsetTop + document.querySelector('form.day').offsetHeight / 2 - 400)`);
-  const box = await page.$eval('.savebar button', (b) => { const r = b.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; });
+  const box = await page.$eval('.savebar button', (b) => {
+    const r = b.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+  });
   expect(box.top).toBeGreaterThanOrEqual(0);
   expect(box.bottom).toBeLessThanOrEqual(844);
   expect(box.right).toBeLessThanOrEqual(390);

@@ -25,7 +25,13 @@ let reader: string;
 beforeAll(async () => {
   app = await startTestApp();
   ({ user: person } = await makeUser(app, { timezone: 'UTC' }));
-  await loadDemoData(app.db, person.id, { seed: 11, days: 200, endDate: localDate(new Date(), 'UTC'), attributes: ['steps', 'sleep', 'mood', 'sleep_start', 'coffees', 'weight'], rhythms: false });
+  await loadDemoData(app.db, person.id, {
+    seed: 11,
+    days: 200,
+    endDate: localDate(new Date(), 'UTC'),
+    attributes: ['steps', 'sleep', 'mood', 'sleep_start', 'coffees', 'weight'],
+    rhythms: false,
+  });
   await deriveUser(app.db, person.id, { now: new Date() });
   session = await makeSession(app, person);
   const { client } = await makeClient(app, person, 'Reader');
@@ -54,7 +60,9 @@ test.each([
 test('the newest medians of each attribute, overall and per weekday, as people read them', async () => {
   const api = await app.get('/api/2/averages/?limit=100', { bearer: reader });
   const page = await app.get('/data/patterns', { ...PAGE, session });
-  const types = new Map<string, number>((await app.db('attributes').where({ user_id: person.id }).select('name', 'value_type')).map((r) => [r.name, r.value_type]));
+  const types = new Map<string, number>(
+    (await app.db('attributes').where({ user_id: person.id }).select('name', 'value_type')).map((r) => [r.name, r.value_type]),
+  );
   expect(api.body.results.length).toBe(6);
   for (const average of api.body.results as Array<{ attribute: string; overall: number }>) {
     const start = page.text.indexOf(`<tr id="average-${average.attribute}">`);

@@ -10,10 +10,23 @@ import type { CorrelationObject } from '../../src/domain/derived/correlations';
 
 function correlation(value: number, stars: number, strength: string, confidence: string): CorrelationObject {
   return {
-    date: '2026-11-22', period: 200, offset: 0, attribute: 'steps', attribute2: 'sleep', value, p: 0.01, percentage: Math.abs(value) * 100, stars,
-    second_person: 'you sleep more when you walk more', second_person_elements: [], attribute_category: null,
-    strength_description: strength as CorrelationObject['strength_description'], stars_description: confidence as CorrelationObject['stars_description'],
-    description: null, occurrence: null, rating: null,
+    date: '2026-11-22',
+    period: 200,
+    offset: 0,
+    attribute: 'steps',
+    attribute2: 'sleep',
+    value,
+    p: 0.01,
+    percentage: Math.abs(value) * 100,
+    stars,
+    second_person: 'you sleep more when you walk more',
+    second_person_elements: [],
+    attribute_category: null,
+    strength_description: strength as CorrelationObject['strength_description'],
+    stars_description: confidence as CorrelationObject['stars_description'],
+    description: null,
+    occurrence: null,
+    rating: null,
   };
 }
 
@@ -22,10 +35,14 @@ test('"rarely go together" with "almost certainly related" comes with a sentence
   expect(reconcile(weakButSure)).toBe('The two go together only a little (r = 0.15), but over 200 days that small tendency is too steady to be chance.');
   const item = correlationItem(weakButSure).value;
   expect(item).toContain('Strength: Rarely go together');
-  expect(item).toContain('Confidence: <span class="stars" role="img" aria-label="4 of 5 stars">★★★★<span class="muted">☆</span></span> Almost certainly related');
+  expect(item).toContain(
+    'Confidence: <span class="stars" role="img" aria-label="4 of 5 stars">★★★★<span class="muted">☆</span></span> Almost certainly related',
+  );
   expect(item).toContain('<p class="muted why">The two go together only a little');
   expect(item).toContain('<a href="/data/pair/steps/sleep">');
-  expect(reconcile(correlation(-0.7, 1, 'Often go together', 'Possibly related'))).toBe('The two moved closely together (r = -0.70), but over 200 days that could still be chance.');
+  expect(reconcile(correlation(-0.7, 1, 'Often go together', 'Possibly related'))).toBe(
+    'The two moved closely together (r = -0.70), but over 200 days that could still be chance.',
+  );
   // Labels that agree need no explanation.
   expect(reconcile(correlation(0.65, 5, 'Often go together', 'Certain to be related'))).toBeUndefined();
   expect(correlationItem(correlation(0.65, 5, 'Often go together', 'Certain to be related')).value).not.toContain('class="muted why"');
@@ -41,14 +58,24 @@ test('the r bar grows right from the middle for r > 0 and left for r < 0, as lon
 });
 
 test('a sparkline draws the days with a value and says so; a chart of no values is empty, not broken', () => {
-  const points = [{ date: '2026-11-01', value: 3 }, { date: '2026-11-02', value: null }, { date: '2026-11-03', value: 5 }];
+  const points = [
+    { date: '2026-11-01', value: 3 },
+    { date: '2026-11-02', value: null },
+    { date: '2026-11-03', value: 5 },
+  ];
   const spark = sparkline('Coffees', points, String).value;
   expect(spark.match(/class="point"/g)).toHaveLength(2);
   expect(spark).toContain('<title>Coffees: 2 of the last 3 days have a value, from 3 to 5</title>');
   const empty = dayChart({ title: 'Nothing', desc: 'No values', points: points.map((p) => ({ ...p, value: null })), kind: 'line', format: String }).value;
   expect(empty).not.toContain('class="point"');
   expect(empty).not.toContain('NaN');
-  expect(sparkline('None', points.map((p) => ({ ...p, value: null })), String).value).toContain('no values in the last 3 days');
+  expect(
+    sparkline(
+      'None',
+      points.map((p) => ({ ...p, value: null })),
+      String,
+    ).value,
+  ).toContain('no values in the last 3 days');
 });
 
 test('the calendar starts on the right weekday, colours by value and leaves a day without one dashed and empty', () => {

@@ -60,7 +60,11 @@ describe('sign up', () => {
     expect(taken.text).toContain('is taken');
     expect((await signUp(newName(), 'short')).status).toBe(400);
     const { cookies, csrf } = await anonymousForm(app, '/signup');
-    const differ = await app.post('/signup', { ...PAGE, cookies, form: { username: newName(), password: 'a long enough password', password2: 'another long password', csrf_token: csrf } });
+    const differ = await app.post('/signup', {
+      ...PAGE,
+      cookies,
+      form: { username: newName(), password: 'a long enough password', password2: 'another long password', csrf_token: csrf },
+    });
     expect(differ.status).toBe(400);
     expect(differ.text).toContain('The two passwords differ.');
   });
@@ -74,7 +78,7 @@ describe('sign up', () => {
 });
 
 describe('log in and log out', () => {
-  test('correct credentials start a session and go to the person\'s data', async () => {
+  test("correct credentials start a session and go to the person's data", async () => {
     const { user, password } = await makeUser(app);
     const res = await logIn(app, user.username, password, freshAddress());
     expect(res.status).toBe(303);
@@ -128,7 +132,9 @@ describe('log in and log out', () => {
   test('a successful log-in gives the browser an HttpOnly device cookie', async () => {
     const { user, password } = await makeUser(app);
     const res = await logIn(app, user.username, password, freshAddress());
-    expect(setCookieLine(res, 'daybook_device')).toMatch(/^daybook_device=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=15552000; HttpOnly; SameSite=Lax$/);
+    expect(setCookieLine(res, 'daybook_device')).toMatch(
+      /^daybook_device=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}; Path=\/; Max-Age=15552000; HttpOnly; SameSite=Lax$/,
+    );
   });
 
   test('after logging in, next= leads back to a local page only', async () => {

@@ -30,7 +30,11 @@ test('periods are typed as minutes or hours:minutes and shown in hours and minut
       expect(parsed(VALUE_TYPES.period, `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`)).toBe(minutes);
     }),
   );
-  expect([formatValue(VALUE_TYPES.period, 45), formatValue(VALUE_TYPES.period, 450), formatValue(VALUE_TYPES.period, 60)]).toEqual(['45 min', '7 h 30 min', '1 h 0 min']);
+  expect([formatValue(VALUE_TYPES.period, 45), formatValue(VALUE_TYPES.period, 450), formatValue(VALUE_TYPES.period, 60)]).toEqual([
+    '45 min',
+    '7 h 30 min',
+    '1 h 0 min',
+  ]);
 });
 
 test('percentages are typed and edited in per cent, stored as 0.0 to 1.0', () => {

@@ -72,9 +72,19 @@ async function person(): Promise<Person> {
 const NOTES = ['he said "hi", then\r\nleft', '=HYPERLINK("https://evil.example/","click")', '+1', '-', '@me', 'plain'];
 
 async function withNotes(p: Person): Promise<void> {
-  expect((await app.post('/api/2/attributes/acquire/', { bearer: p.writer, json: [{ template: 'mood_note' }, { template: 'steps' }, { template: 'sleep_start' }] })).status).toBe(200);
+  expect(
+    (await app.post('/api/2/attributes/acquire/', { bearer: p.writer, json: [{ template: 'mood_note' }, { template: 'steps' }, { template: 'sleep_start' }] }))
+      .status,
+  ).toBe(200);
   const notes = NOTES.map((value, i) => ({ name: 'mood_note', date: `2026-10-0${i + 1}`, value }));
-  expect((await app.post('/api/2/attributes/update/', { bearer: p.writer, json: [...notes, { name: 'steps', date: '2026-10-01', value: -5 }, { name: 'sleep_start', date: '2026-10-01', value: 690 }] })).status).toBe(200);
+  expect(
+    (
+      await app.post('/api/2/attributes/update/', {
+        bearer: p.writer,
+        json: [...notes, { name: 'steps', date: '2026-10-01', value: -5 }, { name: 'sleep_start', date: '2026-10-01', value: 690 }],
+      })
+    ).status,
+  ).toBe(200);
 }
 
 test('logged out, the account page and the downloads send the person to log in', async () => {
@@ -114,8 +124,15 @@ test('the values download is CSV with a row per stored value, text quoted and fo
 
 test('a download larger than one page of the export holds every value exactly once', async () => {
   const p = await person();
-  await loadDemoData(app.db, p.user.id, { seed: 3, days: 500, endDate: '2026-11-01', attributes: ['steps', 'sleep', 'mood', 'weight', 'water', 'coffees', 'floors', 'sleep_start', 'body_fat', 'mood_note', 'caffeine', 'heartrate'], rhythms: false });
-  const stored: Array<{ name: string; date: string }> = await app.db('attribute_values as v')
+  await loadDemoData(app.db, p.user.id, {
+    seed: 3,
+    days: 500,
+    endDate: '2026-11-01',
+    attributes: ['steps', 'sleep', 'mood', 'weight', 'water', 'coffees', 'floors', 'sleep_start', 'body_fat', 'mood_note', 'caffeine', 'heartrate'],
+    rhythms: false,
+  });
+  const stored: Array<{ name: string; date: string }> = await app
+    .db('attribute_values as v')
     .join('attributes as a', function join() {
       this.on('a.user_id', 'v.user_id').andOn('a.id', 'v.attribute_id');
     })
@@ -123,7 +140,9 @@ test('a download larger than one page of the export holds every value exactly on
     .select('a.name', 'v.date');
   expect(stored.length).toBeGreaterThan(5000);
   const res = await app.get('/settings/account/export/values.csv', { ...PAGE, session: p.session });
-  const keys = parseCsv(res.text).slice(1).map(([date, name]) => `${name}:${date}`);
+  const keys = parseCsv(res.text)
+    .slice(1)
+    .map(([date, name]) => `${name}:${date}`);
   expect(keys).toHaveLength(stored.length);
   expect(new Set(keys)).toEqual(new Set(stored.map((s) => `${s.name}:${s.date}`)));
 });
@@ -140,7 +159,8 @@ test('the JSON download has the account, every attribute with its values, derive
   expect(Object.keys(data)).toEqual(['exported_at', 'account', 'attributes', 'averages', 'correlations', 'insights', 'apps', 'connected_apps']);
   expect(data.account).toMatchObject({ username: p.user.username, timezone: 'UTC' });
   expect(data.account).not.toHaveProperty('id');
-  const counts = await app.db('attribute_values as v')
+  const counts = await app
+    .db('attribute_values as v')
     .join('attributes as a', function join() {
       this.on('a.user_id', 'v.user_id').andOn('a.id', 'v.attribute_id');
     })
@@ -182,7 +202,6 @@ test('deleting takes the typed user name and the password; a refusal deletes not
   expect(forged.status).toBe(403);
   expect(await app.db('users').where({ id: p.user.id })).toHaveLength(1);
 });
-
 
 test('wrong passwords are throttled as at the login form', async () => {
   await resetSignInThrottle(app);
@@ -248,16 +267,24 @@ describe('where you are logged in', () => {
   test('lists each session with its browser (as text), this one marked; use is recorded to the minute', async () => {
     const { user, sessions } = await loggedInEverywhere();
     const page = await accountPage(sessions[0]);
-    const rows = [...page.text.matchAll(/<tr class="session"><td>(.*?)<\/td>.*?<td>(<strong>This browser<\/strong>|<form)/gs)].map((m) => [m[1], m[2] === '<form' ? 'other' : 'this']);
-    expect(rows).toEqual(expect.arrayContaining([
-      [BROWSERS[0], 'this'],
-      ['Daybook phone &lt;script&gt;alert(1)&lt;/script&gt;', 'other'],
-      [BROWSERS[2], 'other'],
-    ]));
+    const rows = [...page.text.matchAll(/<tr class="session"><td>(.*?)<\/td>.*?<td>(<strong>This browser<\/strong>|<form)/gs)].map((m) => [
+      m[1],
+      m[2] === '<form' ? 'other' : 'this',
+    ]);
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        [BROWSERS[0], 'this'],
+        ['Daybook phone &lt;script&gt;alert(1)&lt;/script&gt;', 'other'],
+        [BROWSERS[2], 'other'],
+      ]),
+    );
     expect(rows).toHaveLength(3);
     // Last use: written when a minute has passed, not on every page.
     const seen = async () => (await app.db('sessions').where({ user_id: user.id }).orderBy('last_seen_at')).map((s) => new Date(s.last_seen_at).getTime());
-    await app.db('sessions').where({ user_id: user.id }).update({ last_seen_at: new Date(Date.now() - 5 * 60_000) });
+    await app
+      .db('sessions')
+      .where({ user_id: user.id })
+      .update({ last_seen_at: new Date(Date.now() - 5 * 60_000) });
     const before = await seen();
     await works(sessions[1]);
     const after = await seen();

@@ -36,7 +36,9 @@ test('add-webhook prints the endpoint id and its secret; the app then lists the 
   const printed = JSON.parse(result.stdout);
   expect(printed).toEqual({ id: expect.stringMatching(/^ep_/), secret: expect.stringMatching(/^whsec_/) });
   const listed = await app.get('/api/2/webhooks/', { headers: { Authorization: `Basic ${Buffer.from(`${client.client_id}:${secret}`).toString('base64')}` } });
-  expect(listed.body.results).toEqual([expect.objectContaining({ id: printed.id, url: 'http://127.0.0.1:9/hooks', events: ['values.updated', 'grant.revoked'] })]);
+  expect(listed.body.results).toEqual([
+    expect.objectContaining({ id: printed.id, url: 'http://127.0.0.1:9/hooks', events: ['values.updated', 'grant.revoked'] }),
+  ]);
 });
 
 test('add-webhook refuses an unknown client, an unknown event and an internal address with exit code 2', async () => {

@@ -53,7 +53,11 @@ async function writeSteps(o: Owner, person: User, date: string): Promise<void> {
 test('the owner adds an endpoint on the page: the secret is shown once, the endpoint listed after', async () => {
   const o = await owner();
   expect((await app.get(`/settings/apps/${encodeURIComponent(o.client.client_id)}`, { ...PAGE, session: o.session })).text).toContain(`href="${o.path}"`);
-  const added = await post(o, o.path, [['url', receiver.url], ['events', 'values.updated'], ['events', 'grant.revoked']]);
+  const added = await post(o, o.path, [
+    ['url', receiver.url],
+    ['events', 'values.updated'],
+    ['events', 'grant.revoked'],
+  ]);
   expect(added.status).toBe(200);
   const secret = secretOf(added.text);
   expect(secret).toMatch(/^whsec_/);
@@ -65,7 +69,10 @@ test('the owner adds an endpoint on the page: the secret is shown once, the endp
 
 test('a refused URL shows the form again with the reason (400) and adds nothing; another person cannot see the page', async () => {
   const o = await owner();
-  const refused = await post(o, o.path, [['url', 'https://169.254.169.254/'], ['events', 'values.updated']]);
+  const refused = await post(o, o.path, [
+    ['url', 'https://169.254.169.254/'],
+    ['events', 'values.updated'],
+  ]);
   expect(refused.status).toBe(400);
   expect(refused.text).toMatch(/private, link-local or reserved/);
   const noEvents = await post(o, o.path, [['url', receiver.url]]);
@@ -77,7 +84,10 @@ test('a refused URL shows the form again with the reason (400) and adds nothing;
 
 test('the latest deliveries are listed with time, event, status and latency, and one can be re-sent with the same webhook-id', async () => {
   const o = await owner();
-  await post(o, o.path, [['url', receiver.url], ['events', 'values.updated']]);
+  await post(o, o.path, [
+    ['url', receiver.url],
+    ['events', 'values.updated'],
+  ]);
   const { user: person } = await makeUser(app);
   await writeSteps(o, person, '2026-11-10');
   const mine = () => receiver.received.filter((m) => JSON.parse(m.body).data?.username === person.username);
@@ -99,10 +109,16 @@ test('the latest deliveries are listed with time, event, status and latency, and
 
 test('an endpoint whose deliveries failed for 24 hours is disabled, and its page says why; enabling it again clears that', async () => {
   const o = await owner();
-  await post(o, o.path, [['url', receiver.url], ['events', 'values.updated']]);
+  await post(o, o.path, [
+    ['url', receiver.url],
+    ['events', 'values.updated'],
+  ]);
   const endpoint = await app.db('webhook_endpoints').where({ client_pk: o.client.id }).first();
   // Its failures began 25 hours ago (earlier deliveries, not replayed here).
-  await app.db('webhook_endpoints').where({ id: endpoint.id }).update({ failing_since: new Date(Date.now() - 25 * 3600_000) });
+  await app
+    .db('webhook_endpoints')
+    .where({ id: endpoint.id })
+    .update({ failing_since: new Date(Date.now() - 25 * 3600_000) });
   receiver.answerNext(503);
   const { user: person } = await makeUser(app);
   await writeSteps(o, person, '2026-11-11');
@@ -119,7 +135,10 @@ test('an endpoint whose deliveries failed for 24 hours is disabled, and its page
 
 test('rotating on the page shows a new secret; for 24 hours messages carry both signatures', async () => {
   const o = await owner();
-  const added = await post(o, o.path, [['url', receiver.url], ['events', 'values.updated']]);
+  const added = await post(o, o.path, [
+    ['url', receiver.url],
+    ['events', 'values.updated'],
+  ]);
   const oldSecret = secretOf(added.text)!;
   const endpoint = await app.db('webhook_endpoints').where({ client_pk: o.client.id }).first();
   const rotated = await post(o, `${o.path}/${endpoint.public_id}/rotate`);
@@ -132,6 +151,9 @@ test('rotating on the page shows a new secret; for 24 hours messages carry both 
   await waitUntil('the delivery', () => mine().length === 1);
   const message = mine()[0];
   const sign = (secret: string) =>
-    `v1,${crypto.createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${message.headers['webhook-id']}.${message.headers['webhook-timestamp']}.${message.body}`).digest('base64')}`;
+    `v1,${crypto
+      .createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+      .update(`${message.headers['webhook-id']}.${message.headers['webhook-timestamp']}.${message.body}`)
+      .digest('base64')}`;
   expect(String(message.headers['webhook-signature']).split(' ')).toEqual([sign(newSecret), sign(oldSecret)]);
 });

@@ -63,14 +63,17 @@ async function scene(events = ['values.updated', 'grant.revoked'], url = receive
 
 /** Deliveries stored for anyone whose body mentions the person (made in the same transaction that takes the outbox rows). */
 const storedAbout = async (username: string, type?: string) =>
-  (await app.db('webhook_deliveries').select('event_type', 'body')).filter((d: { event_type: string; body: string }) => about(username, type)(JSON.parse(d.body)));
+  (await app.db('webhook_deliveries').select('event_type', 'body')).filter((d: { event_type: string; body: string }) =>
+    about(username, type)(JSON.parse(d.body)),
+  );
 
-const bodies = (filter: (event: any) => boolean) => receiver.received.map((m) => ({ message: m, event: JSON.parse(m.body) })).filter(({ event }) => filter(event));
+const bodies = (filter: (event: any) => boolean) =>
+  receiver.received.map((m) => ({ message: m, event: JSON.parse(m.body) })).filter(({ event }) => filter(event));
 const about = (username: string, type?: string) => (event: any) => event.data?.username === username && (type === undefined || event.type === type);
 
 test('a 35-item batch through the API arrives as ONE values.updated event, signed as documented, listing only what the app may read', async () => {
   const s = await scene();
-  const items = Array.from({ length: 35 }, (_, i) => ({ name: 'steps', date: `2026-10-${String(i % 31 + 1).padStart(2, '0')}`, value: 1000 + i }));
+  const items = Array.from({ length: 35 }, (_, i) => ({ name: 'steps', date: `2026-10-${String((i % 31) + 1).padStart(2, '0')}`, value: 1000 + i }));
   items[34] = { name: 'mood', date: '2026-10-05', value: 7 };
   const written = await app.post('/api/2/attributes/update/', { bearer: s.writerToken, json: items });
   expect(written.status).toBe(200);
@@ -82,7 +85,10 @@ test('a 35-item batch through the API arrives as ONE values.updated event, signe
   // mood is outside the listener's scopes: it is not mentioned.
   expect(event.data.attributes).toEqual([{ name: 'steps', dates: Array.from({ length: 31 }, (_, i) => `2026-10-${String(i + 1).padStart(2, '0')}`) }]);
   // Still one event once the workers have had time to send more, if there were any.
-  await waitUntil('the delivery recorded', async () => (await app.db('webhook_deliveries').where({ status: 'delivered' }).count<{ count: string }[]>({ count: '*' }))[0].count !== '0');
+  await waitUntil(
+    'the delivery recorded',
+    async () => (await app.db('webhook_deliveries').where({ status: 'delivered' }).count<{ count: string }[]>({ count: '*' }))[0].count !== '0',
+  );
   await app.jobs!.webhooks.dispatch();
   expect(bodies(about(s.person.username, 'values.updated'))).toHaveLength(1);
 });
@@ -98,7 +104,13 @@ test('a receiver answering 500 twice, then 200, gets the same webhook-id three t
   expect(attempts.every((a) => signatureValid(s.endpoint.secret, a.message))).toBe(true);
   const deliveries = await app.get(`/api/2/webhooks/${s.endpoint.id}/deliveries/`, { headers: basic(s.listener, s.listenerSecret) });
   expect(deliveries.status).toBe(200);
-  expect(deliveries.body.results[0]).toMatchObject({ id: attempts[0].message.headers['webhook-id'], event: 'values.updated', status: 'delivered', attempts: 3, last_status: 200 });
+  expect(deliveries.body.results[0]).toMatchObject({
+    id: attempts[0].message.headers['webhook-id'],
+    event: 'values.updated',
+    status: 'delivered',
+    attempts: 3,
+    last_status: 200,
+  });
 });
 
 test('a person who did not grant the app produces no event for it', async () => {
@@ -111,13 +123,13 @@ test('a person who did not grant the app produces no event for it', async () => 
   await app.post('/api/2/attributes/update/', { bearer: strangerToken, json: [{ name: 'steps', date: '2026-11-02', value: 9 }] });
   // A change of the granting person afterwards: once its event arrives, the stranger's would have too.
   await app.post('/api/2/attributes/update/', { bearer: s.writerToken, json: [{ name: 'steps', date: '2026-11-02', value: 9 }] });
-  await waitUntil('the granting person\'s event', () => bodies(about(s.person.username)).length > 0);
+  await waitUntil("the granting person's event", () => bodies(about(s.person.username)).length > 0);
   await waitUntil('the outbox drained', async () => (await app.db('webhook_value_changes').where({ user_id: stranger.id })).length === 0);
   expect(await storedAbout(stranger.username)).toEqual([]);
   expect(bodies(about(stranger.username))).toEqual([]);
 });
 
-test('disconnecting the app sends grant.revoked, and the person\'s later changes are not sent', async () => {
+test("disconnecting the app sends grant.revoked, and the person's later changes are not sent", async () => {
   const s = await scene();
   await disconnectApp(app.db, s.person.id, s.listener.client_id, app.deps.now());
   await waitUntil('grant.revoked', () => bodies(about(s.person.username, 'grant.revoked')).length > 0);
@@ -145,17 +157,21 @@ test('attribute.ownership_changed tells of a release that leaves an attribute in
   expect(signatureValid(s.endpoint.secret, bodies(inactive)[0].message)).toBe(true);
 });
 
-test('derived.updated follows a derive of the person\'s data', async () => {
+test("derived.updated follows a derive of the person's data", async () => {
   const s = await scene(['derived.updated']);
   await app.post('/api/2/attributes/update/', { bearer: s.writerToken, json: [{ name: 'steps', date: '2026-11-05', value: 10 }] });
   await app.jobs!.enqueueDerive(s.person.id);
   await waitUntil('derived.updated', () => bodies(about(s.person.username, 'derived.updated')).length > 0, 30_000);
   const [{ event, message }] = bodies(about(s.person.username, 'derived.updated'));
-  expect(event.data).toEqual({ username: s.person.username, kinds: expect.arrayContaining(['averages', 'correlations']), date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  expect(event.data).toEqual({
+    username: s.person.username,
+    kinds: expect.arrayContaining(['averages', 'correlations']),
+    date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+  });
   expect(signatureValid(s.endpoint.secret, message)).toBe(true);
 });
 
-test('the typed client\'s verifyWebhook accepts what Daybook sent and refuses a changed body, a wrong secret and an old timestamp', async () => {
+test("the typed client's verifyWebhook accepts what Daybook sent and refuses a changed body, a wrong secret and an old timestamp", async () => {
   const s = await scene();
   await app.post('/api/2/attributes/update/', { bearer: s.writerToken, json: [{ name: 'steps', date: '2026-11-06', value: 4 }] });
   await waitUntil('the event', () => bodies(about(s.person.username, 'values.updated')).length > 0);
@@ -165,5 +181,8 @@ test('the typed client\'s verifyWebhook accepts what Daybook sent and refuses a 
   expect(verifyWebhook(s.endpoint.secret, message.headers as Record<string, string>, message.body.replace('steps', 'sleep')).ok).toBe(false);
   expect(verifyWebhook(`whsec_${crypto.randomBytes(32).toString('base64')}`, message.headers as Record<string, string>, message.body).ok).toBe(false);
   const later = new Date((Number(message.headers['webhook-timestamp']) + 600) * 1000);
-  expect(verifyWebhook(s.endpoint.secret, message.headers as Record<string, string>, message.body, { now: later })).toEqual({ ok: false, reason: 'webhook-timestamp is too old or too new' });
+  expect(verifyWebhook(s.endpoint.secret, message.headers as Record<string, string>, message.body, { now: later })).toEqual({
+    ok: false,
+    reason: 'webhook-timestamp is too old or too new',
+  });
 });

@@ -79,7 +79,14 @@ test('bad input is 400 with a detail and creates nothing', async () => {
 });
 
 test('URLs that are or resolve to private, link-local or reserved addresses are refused', async () => {
-  for (const url of ['https://10.1.2.3/hooks', 'https://169.254.169.254/latest/meta-data/', 'https://192.168.1.1/', 'https://[fd00::1]/', 'https://[::ffff:10.0.0.1]/', 'https://0.0.0.0/']) {
+  for (const url of [
+    'https://10.1.2.3/hooks',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://192.168.1.1/',
+    'https://[fd00::1]/',
+    'https://[::ffff:10.0.0.1]/',
+    'https://0.0.0.0/',
+  ]) {
     const res = await app.post('/api/2/webhooks/', { headers: auth, json: { url, events: ['values.updated'] } });
     expect({ url, status: res.status }).toEqual({ url, status: 400 });
   }
@@ -99,7 +106,7 @@ test('loopback is refused in production and allowed otherwise; public addresses 
   expect(addressProblem('100.64.0.1', true)).toMatch(/private/);
 });
 
-test('the endpoints need the app\'s client credentials: none, wrong ones, a person\'s token or a public client are 401', async () => {
+test("the endpoints need the app's client credentials: none, wrong ones, a person's token or a public client are 401", async () => {
   const none = await app.get('/api/2/webhooks/');
   expect(none.status).toBe(401);
   expect(none.headers.get('www-authenticate')).toMatch(/^Basic/);
@@ -111,7 +118,7 @@ test('the endpoints need the app\'s client credentials: none, wrong ones, a pers
   expect((await app.get('/api/2/webhooks/', { headers: basic(publicApp.client, '') })).status).toBe(401);
 });
 
-test('an app never sees another app\'s endpoints', async () => {
+test("an app never sees another app's endpoints", async () => {
   const { user } = await makeUser(app);
   const { client: other, secret: otherSecret } = await makeClient(app, user, 'Other');
   const created = await app.post('/api/2/webhooks/', { headers: basic(other, otherSecret!), json: { url: 'http://127.0.0.1:9/x', events: ['grant.revoked'] } });

@@ -10,7 +10,13 @@ import { startService, type RunningService } from '../support/process';
 import { startReceiver, waitUntil, type Receiver } from '../support/webhook-receiver';
 import { startJobs, type Jobs } from '../../src/jobs/queues';
 
-const WEBHOOK_ENV = { WEBHOOK_COALESCE_MS: '100', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_DELAY_SECONDS: '1', WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_EXPIRE_SECONDS: '2' };
+const WEBHOOK_ENV = {
+  WEBHOOK_COALESCE_MS: '100',
+  WEBHOOK_POLL_MS: '100',
+  WEBHOOK_RETRY_DELAY_SECONDS: '1',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_EXPIRE_SECONDS: '2',
+};
 
 let app: TestApp;
 let receiver: Receiver;

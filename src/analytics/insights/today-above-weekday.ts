@@ -32,7 +32,11 @@ export const todayAboveWeekday: InsightType = {
         key: today,
         value: formatValue(attribute, value),
         value2: formatValue(attribute, usual),
-        ...sentence(`${labelOf(attribute)} today: `, { strong: formatValue(attribute, value) }, `, ${formatMinutesApart(value - usual)} than on a usual ${day} (${formatValue(attribute, usual)}).`),
+        ...sentence(
+          `${labelOf(attribute)} today: `,
+          { strong: formatValue(attribute, value) },
+          `, ${formatMinutesApart(value - usual)} than on a usual ${day} (${formatValue(attribute, usual)}).`,
+        ),
       };
     }
     if (!(usual > 0) || value < usual * 1.25) return undefined;

@@ -34,7 +34,10 @@ export function averagesHandlers(deps: Deps) {
     },
 
     /** Every set (current and historical) of one attribute within date_min..date_max, newest first, paged. */
-    async listUserAttributeAverages(c: V1Operation<'listUserAttributeAverages'>['context'], ctx: V1Operation<'listUserAttributeAverages'>['ctx']): Promise<void> {
+    async listUserAttributeAverages(
+      c: V1Operation<'listUserAttributeAverages'>['context'],
+      ctx: V1Operation<'listUserAttributeAverages'>['ctx'],
+    ): Promise<void> {
       const principal = ownData(c, ctx);
       const p = paging(c);
       const { count, results } = await listAverages(deps.db, {

@@ -14,7 +14,11 @@ type InsightPage = operations['listUserInsights']['responses'][200]['content']['
 
 export function insightsHandlers(deps: Deps) {
   /** A page of the caller's insights (about one attribute when named), newest first, in the v1 shape. */
-  async function answer(c: V1Operation<'listUserInsights'>['context'] | V1Operation<'listUserAttributeInsights'>['context'], ctx: Koa.Context, attribute?: string): Promise<void> {
+  async function answer(
+    c: V1Operation<'listUserInsights'>['context'] | V1Operation<'listUserAttributeInsights'>['context'],
+    ctx: Koa.Context,
+    attribute?: string,
+  ): Promise<void> {
     const principal = ownData(c, ctx);
     const p = paging(c);
     const { count, results } = await listInsightEntries(deps.db, {
@@ -32,7 +36,10 @@ export function insightsHandlers(deps: Deps) {
       await answer(c, ctx);
     },
 
-    async listUserAttributeInsights(c: V1Operation<'listUserAttributeInsights'>['context'], ctx: V1Operation<'listUserAttributeInsights'>['ctx']): Promise<void> {
+    async listUserAttributeInsights(
+      c: V1Operation<'listUserAttributeInsights'>['context'],
+      ctx: V1Operation<'listUserAttributeInsights'>['ctx'],
+    ): Promise<void> {
       await answer(c, ctx, pathParam(c, 'attribute'));
     },
   };

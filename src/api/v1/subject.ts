@@ -34,7 +34,11 @@ export function ownData(c: Pick<ApiContext<unknown, { username: string }>, 'requ
 }
 
 /** The user the path names as far as the caller may see them: the caller, or another public user; else 404. */
-export async function shownUser(deps: Deps, c: Pick<ApiContext<unknown, { username: string }>, 'request'>, ctx: Koa.Context): Promise<Exclude<V1Subject, { kind: 'hidden' }>> {
+export async function shownUser(
+  deps: Deps,
+  c: Pick<ApiContext<unknown, { username: string }>, 'request'>,
+  ctx: Koa.Context,
+): Promise<Exclude<V1Subject, { kind: 'hidden' }>> {
   const subject = await resolveV1Subject(deps.db, ctx.state.principal as Principal, pathParam(c, 'username'));
   if (subject.kind === 'hidden') throw notFound('User not found.');
   return subject;

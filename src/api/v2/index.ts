@@ -12,7 +12,11 @@ import { webhooksHandlers } from './webhooks';
 
 /** A handler for every operation of the document: a missing one is a compile error. */
 export function v2Handlers(deps: Deps): Handlers<V2Operations> {
-  return { ...accountHandlers(deps), ...attributesHandlers(deps), ...writingHandlers(deps), ...simpleTokenHandlers(deps),
+  return {
+    ...accountHandlers(deps),
+    ...attributesHandlers(deps),
+    ...writingHandlers(deps),
+    ...simpleTokenHandlers(deps),
     ...averagesHandlers(deps),
     ...correlationsHandlers(deps),
     ...insightsHandlers(deps),

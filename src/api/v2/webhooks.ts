@@ -4,12 +4,22 @@ import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import type { OAuthClient } from '../../domain/apps-and-grants/clients';
-import { createEndpoint, deleteEndpoint, endpointView, findEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type WebhookEndpoint } from '../../domain/webhooks/endpoints';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  endpointView,
+  findEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+  type WebhookEndpoint,
+} from '../../domain/webhooks/endpoints';
 import { deliveryView, findDelivery, pageOfDeliveries, requestResend } from '../../domain/webhooks/deliveries';
 import { notFound } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 
-type Json<K extends keyof operations, S extends number> = operations[K]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
+type Json<K extends keyof operations, S extends number> =
+  operations[K]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
 
 const appOf = (ctx: Koa.Context) => ctx.state.app as OAuthClient;
 

@@ -88,7 +88,11 @@ export function writingHandlers(deps: Deps) {
       // Template items are always answered with the full attribute (the spec), others on request.
       const full = queryFlag(c, 'success_objects');
       const wantsObject = (entry: Created) => full || entry.fromTemplate;
-      const objectOf = await attributeObjects(deps, userOf(ctx), result.success.filter(wantsObject).map((entry) => entry.attribute.name));
+      const objectOf = await attributeObjects(
+        deps,
+        userOf(ctx),
+        result.success.filter(wantsObject).map((entry) => entry.attribute.name),
+      );
       answer(ctx, {
         success: result.success.map((entry) => (wantsObject(entry) ? objectOf(entry.attribute.name) : entry.item)),
         failed: result.failed,

@@ -211,7 +211,9 @@ export async function findClientOwnedBy(db: Knex, ownerUserId: number, clientId:
 export async function rotateClientSecret(db: Knex, client: OAuthClient): Promise<string> {
   if (!client.confidential) throw invalidInput('A public app has no client secret to rotate.');
   const secret = newSecret();
-  await db('oauth_clients').where({ id: client.id }).update({ secret_hash: hashCredential(secret) });
+  await db('oauth_clients')
+    .where({ id: client.id })
+    .update({ secret_hash: hashCredential(secret) });
   return secret;
 }
 

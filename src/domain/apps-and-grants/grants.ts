@@ -88,7 +88,10 @@ export async function redeemAuthorisationCode(
   check: (row: StoredCode) => CodeProblem | undefined,
 ): Promise<{ tokens: TokenResponse } | { problem: CodeProblem }> {
   return db.transaction(async (trx) => {
-    const row: StoredCode | undefined = await trx('authorisation_codes').where({ code_hash: hashCredential(code) }).forUpdate().first();
+    const row: StoredCode | undefined = await trx('authorisation_codes')
+      .where({ code_hash: hashCredential(code) })
+      .forUpdate()
+      .first();
     if (!row) return { problem: 'unknown' as const };
     if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };
     if (row.used_at) {
@@ -124,7 +127,10 @@ export async function rotateRefreshToken(
   return db.transaction(async (trx) => {
     const client: { allowed_scopes: string[] } | undefined = await trx('oauth_clients').where({ id: clientPk }).forShare().first('allowed_scopes');
     if (!client) return { problem: 'unknown' as const };
-    const row: StoredToken | undefined = await trx('tokens').where({ refresh_hash: hashCredential(refreshToken) }).forUpdate().first();
+    const row: StoredToken | undefined = await trx('tokens')
+      .where({ refresh_hash: hashCredential(refreshToken) })
+      .forUpdate()
+      .first();
     if (!row) return { problem: 'unknown' as const };
     // The client binding first: another client's replay must not revoke this client's grant.
     if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };

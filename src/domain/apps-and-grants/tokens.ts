@@ -87,7 +87,12 @@ interface TokenRow extends AccountProfile {
  * The count is an atomic upsert on the shared table, so it is exact across requests and instances;
  * a window that has ended starts again at 1. An unusable token counts nothing here.
  */
-export async function authenticateAccessTokenAndCount(db: Knex, token: string, now: Date, quota?: QuotaWindow): Promise<{ check: TokenCheck; count?: QuotaCount }> {
+export async function authenticateAccessTokenAndCount(
+  db: Knex,
+  token: string,
+  now: Date,
+  quota?: QuotaWindow,
+): Promise<{ check: TokenCheck; count?: QuotaCount }> {
   const hash = hashCredential(token);
   const rows = quota
     ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota, [now])])
@@ -143,8 +148,7 @@ export async function revokeClientTokensOfUser(db: Knex, userId: number, clientP
  * not replaced by a refresh, and its refresh token (or access token) not expired.
  */
 export function liveTokenCondition(db: Knex, alias: string, now: Date): Knex.Raw {
-  return db.raw(
-    `${alias}.revoked_at is null and ${alias}.replaced_at is null and coalesce(${alias}.refresh_expires_at, ${alias}.access_expires_at) > ?`,
-    [now],
-  );
+  return db.raw(`${alias}.revoked_at is null and ${alias}.replaced_at is null and coalesce(${alias}.refresh_expires_at, ${alias}.access_expires_at) > ?`, [
+    now,
+  ]);
 }

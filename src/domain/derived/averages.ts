@@ -51,9 +51,18 @@ export async function listAverages(
     .join('groups as g', 'g.name', 'a.group_name')
     .where('av.user_id', input.userId)
     .select(
-      'a.name as attribute', 'av.date', 'av.overall',
-      'av.monday', 'av.tuesday', 'av.wednesday', 'av.thursday', 'av.friday', 'av.saturday', 'av.sunday',
-      'g.priority as group_priority', 'a.priority as attribute_priority',
+      'a.name as attribute',
+      'av.date',
+      'av.overall',
+      'av.monday',
+      'av.tuesday',
+      'av.wednesday',
+      'av.thursday',
+      'av.friday',
+      'av.saturday',
+      'av.sunday',
+      'g.priority as group_priority',
+      'a.priority as attribute_priority',
       db.raw('row_number() over (partition by av.attribute_id order by av.date desc) as newest'),
     );
   whereVisible(sets, input.visibility);

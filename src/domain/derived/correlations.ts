@@ -74,8 +74,19 @@ function visibleCorrelations(db: Knex, userId: number, visibility: Visibility): 
       });
     })
     .select(
-      'c.date', 'c.period', 'c.offset', 'a1.name as attribute', 'a2.name as attribute2', 'c.value', 'c.p', 'c.percentage', 'c.stars',
-      'c.second_person', 'c.second_person_elements', 'c.strength_description', 'c.stars_description',
+      'c.date',
+      'c.period',
+      'c.offset',
+      'a1.name as attribute',
+      'a2.name as attribute2',
+      'c.value',
+      'c.p',
+      'c.percentage',
+      'c.stars',
+      'c.second_person',
+      'c.second_person_elements',
+      'c.strength_description',
+      'c.stars_description',
     );
 }
 

@@ -103,9 +103,23 @@ export async function listInsightEntries(db: Knex, input: ListInsightsInput): Pr
     .join('users as u', 'u.id', 'i.user_id')
     .where('i.user_id', input.userId)
     .select(
-      'i.created', 'i.target_date', 'i.type_name', 'i.period', 'i.priority', 'i.html', 'i.text', 'i.value', 'i.value2', 'i.comment',
-      'a.name as attribute_name', 'a.label as attribute_label', 'a.group_name', 'g.label as group_label', 'g.priority as group_priority',
-      'a.priority as attribute_priority', 'a.value_type',
+      'i.created',
+      'i.target_date',
+      'i.type_name',
+      'i.period',
+      'i.priority',
+      'i.html',
+      'i.text',
+      'i.value',
+      'i.value2',
+      'i.comment',
+      'a.name as attribute_name',
+      'a.label as attribute_label',
+      'a.group_name',
+      'g.label as group_label',
+      'g.priority as group_priority',
+      'a.priority as attribute_priority',
+      'a.value_type',
       db.raw('count(*) over () as total'),
     );
   whereVisible(query, input.visibility);
@@ -115,7 +129,10 @@ export async function listInsightEntries(db: Knex, input: ListInsightsInput): Pr
   if (dateMax) query.whereRaw('(i.created at time zone u.timezone)::date <= ?::date', [dateMax]);
   if (priority !== undefined) query.where('i.priority', priority);
   const rows: Row[] = await query
-    .orderBy([{ column: 'i.created', order: 'desc' }, { column: 'i.id', order: 'desc' }])
+    .orderBy([
+      { column: 'i.created', order: 'desc' },
+      { column: 'i.id', order: 'desc' },
+    ])
     .limit(input.page.limit)
     .offset(Math.min(input.page.offset, MAX_OFFSET));
   return {

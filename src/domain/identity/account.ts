@@ -86,9 +86,26 @@ export async function* accountJson(db: Knex, userId: number, now: Date): AsyncGe
     .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
     .where('a.user_id', userId)
     .orderBy([{ column: 'g.priority' }, { column: 'a.priority' }, { column: 'a.name' }])
-    .select('a.id', 'a.name', 'a.label', 'a.template_name as template', 'a.group_name as group', 'a.value_type', 'a.priority', 'a.manual', 'a.active', 'a.private', 'o.client_id as service_name', 'o.name as service_label');
+    .select(
+      'a.id',
+      'a.name',
+      'a.label',
+      'a.template_name as template',
+      'a.group_name as group',
+      'a.value_type',
+      'a.priority',
+      'a.manual',
+      'a.active',
+      'a.private',
+      'o.client_id as service_name',
+      'o.name as service_label',
+    );
   for (const [index, { id, service_name, service_label, ...attribute }] of attributes.entries()) {
-    const head = { ...attribute, value_type_description: VALUE_TYPE_DESCRIPTIONS[attribute.value_type], service: service_name ? { name: service_name, label: service_label } : null };
+    const head = {
+      ...attribute,
+      value_type_description: VALUE_TYPE_DESCRIPTIONS[attribute.value_type],
+      service: service_name ? { name: service_name, label: service_label } : null,
+    };
     yield `${index > 0 ? ',' : ''}${JSON.stringify(head).slice(0, -1)},"values":[`;
     let separator = '';
     for await (const rows of valuePages(db, userId, id)) {
@@ -105,7 +122,10 @@ export async function* accountJson(db: Knex, userId: number, now: Date): AsyncGe
       })
       .where('d.user_id', userId)
       .select('a.name as attribute', ...columns.map((c) => `d.${c}`));
-  const averages = await named('averages', ['date', 'overall', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']).orderBy(['d.date', 'a.name']);
+  const averages = await named('averages', ['date', 'overall', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']).orderBy([
+    'd.date',
+    'a.name',
+  ]);
   const correlations = await named('correlations', ['date', 'period', 'offset', 'value', 'p', 'stars', 'second_person', 'strength_description'])
     .join('attributes as a2', function joinSecond() {
       this.on('a2.user_id', 'd.user_id').andOn('a2.id', 'd.attribute2_id');
@@ -122,7 +142,13 @@ export async function* accountJson(db: Knex, userId: number, now: Date): AsyncGe
     confidential: c.confidential,
     allowed_scopes: c.allowed_scopes,
   }));
-  const connected = (await listConnectedApps(db, userId, now)).map((c) => ({ client_id: c.clientId, name: c.name, scopes: c.scopes, connected_at: c.connectedAt, last_used_at: c.lastUsedAt }));
+  const connected = (await listConnectedApps(db, userId, now)).map((c) => ({
+    client_id: c.clientId,
+    name: c.name,
+    scopes: c.scopes,
+    connected_at: c.connectedAt,
+    last_used_at: c.lastUsedAt,
+  }));
   yield `],"averages":${JSON.stringify(averages)},"correlations":${JSON.stringify(correlations)},"insights":${JSON.stringify(insights)},"apps":${JSON.stringify(apps)},"connected_apps":${JSON.stringify(connected)}}`;
 }
 

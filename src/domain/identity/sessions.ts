@@ -67,7 +67,9 @@ export async function findSessionUser(db: Knex, id: string, now: Date): Promise<
 }
 
 export async function endSession(db: Knex, id: string): Promise<void> {
-  await db('sessions').where({ id_hash: hashCredential(id) }).delete();
+  await db('sessions')
+    .where({ id_hash: hashCredential(id) })
+    .delete();
 }
 
 /** A live session as the web pages need it. */
@@ -106,7 +108,10 @@ export async function listSessions(db: Knex, userId: number, now: Date): Promise
   const rows: Array<{ id_hash: string; user_agent: string; created_at: Date; last_seen_at: Date }> = await db('sessions')
     .where({ user_id: userId })
     .where('expires_at', '>', now)
-    .orderBy([{ column: 'last_seen_at', order: 'desc' }, { column: 'created_at', order: 'desc' }])
+    .orderBy([
+      { column: 'last_seen_at', order: 'desc' },
+      { column: 'created_at', order: 'desc' },
+    ])
     .select('id_hash', 'user_agent', 'created_at', 'last_seen_at');
   return rows.map((r) => ({ idHash: r.id_hash, userAgent: r.user_agent, createdAt: new Date(r.created_at), lastSeenAt: new Date(r.last_seen_at) }));
 }

@@ -27,9 +27,23 @@ export interface User {
 }
 
 const USER_COLUMNS = [
-  'id', 'username', 'first_name', 'last_name', 'avatar', 'bio', 'url', 'timezone', 'private',
-  'imperial_distance', 'imperial_weight', 'imperial_energy', 'imperial_liquid', 'imperial_temperature',
-  'trial', 'delinquent', 'simple_token_version',
+  'id',
+  'username',
+  'first_name',
+  'last_name',
+  'avatar',
+  'bio',
+  'url',
+  'timezone',
+  'private',
+  'imperial_distance',
+  'imperial_weight',
+  'imperial_energy',
+  'imperial_liquid',
+  'imperial_temperature',
+  'trial',
+  'delinquent',
+  'simple_token_version',
 ] as const;
 
 /**
@@ -38,9 +52,18 @@ const USER_COLUMNS = [
  * own (docs/request-path.md).
  */
 export const PROFILE_COLUMNS = [
-  'username', 'first_name', 'last_name', 'avatar', 'timezone',
-  'imperial_distance', 'imperial_weight', 'imperial_energy', 'imperial_liquid', 'imperial_temperature',
-  'trial', 'delinquent',
+  'username',
+  'first_name',
+  'last_name',
+  'avatar',
+  'timezone',
+  'imperial_distance',
+  'imperial_weight',
+  'imperial_energy',
+  'imperial_liquid',
+  'imperial_temperature',
+  'trial',
+  'delinquent',
 ] as const;
 
 export type AccountProfile = Pick<User, (typeof PROFILE_COLUMNS)[number]>;
@@ -109,7 +132,9 @@ export async function setPassword(db: Knex, userId: number, password: string, ke
 /** Records the hash of the user's current simple token and returns the token. */
 async function storeSimpleToken(db: Knex, user: Pick<User, 'id' | 'simple_token_version'>, secretKey: string): Promise<string> {
   const token = simpleTokenFor(user.id, user.simple_token_version, secretKey);
-  await db('users').where({ id: user.id }).update({ simple_token_hash: hashCredential(token) });
+  await db('users')
+    .where({ id: user.id })
+    .update({ simple_token_hash: hashCredential(token) });
   return token;
 }
 
@@ -131,11 +156,17 @@ export async function findUserById(db: Knex, id: number): Promise<User | undefin
 export async function findUserByUsername(db: Knex, username: string): Promise<(User & { password_hash: string | null }) | undefined> {
   // No stored name holds U+0000 (PostgreSQL text cannot), and sending one makes the query fail.
   if (username.includes('\u0000')) return undefined;
-  return db('users').select([...USER_COLUMNS, 'password_hash']).whereRaw('lower(username) = lower(?)', [username]).first();
+  return db('users')
+    .select([...USER_COLUMNS, 'password_hash'])
+    .whereRaw('lower(username) = lower(?)', [username])
+    .first();
 }
 
 export async function findUserBySimpleToken(db: Knex, token: string): Promise<User | undefined> {
-  return db('users').select(USER_COLUMNS).where({ simple_token_hash: hashCredential(token) }).first();
+  return db('users')
+    .select(USER_COLUMNS)
+    .where({ simple_token_hash: hashCredential(token) })
+    .first();
 }
 
 const SIMPLE_TOKEN_AND_COUNT_SQL = `with u as (
@@ -204,7 +235,10 @@ export function profileProblems(input: ProfileSettings): string[] {
   if (input.first_name.length > 150) problems.push('The first name is at most 150 characters.');
   if (input.last_name.length > 150) problems.push('The last name is at most 150 characters.');
   if (input.bio.length > 1000) problems.push('The bio is at most 1000 characters.');
-  for (const [field, value] of [['avatar URL', input.avatar], ['website', input.url]] as const) {
+  for (const [field, value] of [
+    ['avatar URL', input.avatar],
+    ['website', input.url],
+  ] as const) {
     const problem = webAddressProblem(field, value);
     if (problem) problems.push(problem);
   }
@@ -216,6 +250,9 @@ export function profileProblems(input: ProfileSettings): string[] {
 export async function updateProfile(db: Knex, userId: number, input: ProfileSettings): Promise<User> {
   const problems = profileProblems(input);
   if (problems.length > 0) throw invalidInput(problems.join(' '));
-  const [user] = await db('users').where({ id: userId }).update(input).returning(USER_COLUMNS as unknown as string[]);
+  const [user] = await db('users')
+    .where({ id: userId })
+    .update(input)
+    .returning(USER_COLUMNS as unknown as string[]);
   return user as User;
 }

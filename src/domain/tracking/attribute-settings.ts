@@ -37,9 +37,13 @@ async function capableServices(db: Knex, userId: number, now: Date): Promise<Map
     .where('s.user_id', userId)
     // Built-in services (manual tracking, demo data) need no token: they are always connected.
     .where((q) =>
-      q
-        .where('c.builtin', true)
-        .orWhereExists((t) => t.select(db.raw('1')).from('tokens as t').whereRaw('t.user_id = s.user_id and t.client_pk = s.client_pk').whereRaw(liveTokenCondition(db, 't', now))),
+      q.where('c.builtin', true).orWhereExists((t) =>
+        t
+          .select(db.raw('1'))
+          .from('tokens as t')
+          .whereRaw('t.user_id = s.user_id and t.client_pk = s.client_pk')
+          .whereRaw(liveTokenCondition(db, 't', now)),
+      ),
     )
     .orderBy([{ column: 's.acquired_at' }, { column: 'c.client_id' }])
     .select('s.attribute_id', 'c.id', 'c.client_id', 'c.name');
@@ -59,7 +63,18 @@ export async function listAttributeSettings(db: Knex, userId: number, now: Date)
     .leftJoin('oauth_clients as c', 'c.id', 'a.owner_client_pk')
     .where('a.user_id', userId)
     .orderBy([{ column: 'g.priority' }, { column: 'a.priority' }, { column: 'a.name' }])
-    .select('a.id', 'a.name', 'a.label', 'a.active', 'a.private', 'a.manual', 'g.label as group_label', 'c.id as owner_pk', 'c.client_id as owner_name', 'c.name as owner_label');
+    .select(
+      'a.id',
+      'a.name',
+      'a.label',
+      'a.active',
+      'a.private',
+      'a.manual',
+      'g.label as group_label',
+      'c.id as owner_pk',
+      'c.client_id as owner_name',
+      'c.name as owner_label',
+    );
   const capable = await capableServices(db, userId, now);
   return rows.map((row) => ({
     name: row.name,

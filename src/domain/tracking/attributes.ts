@@ -55,10 +55,21 @@ function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
     .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
     .where('a.user_id', userId)
     .select(
-      'a.id', 'a.user_id', 'a.name', 'a.label', 'a.template_name', 'a.group_name',
-      'g.label as group_label', 'g.priority as group_priority',
-      'a.value_type', 'a.priority', 'a.manual', 'a.active', 'a.private',
-      'o.client_id as service_name', 'o.name as service_label',
+      'a.id',
+      'a.user_id',
+      'a.name',
+      'a.label',
+      'a.template_name',
+      'a.group_name',
+      'g.label as group_label',
+      'g.priority as group_priority',
+      'a.value_type',
+      'a.priority',
+      'a.manual',
+      'a.active',
+      'a.private',
+      'o.client_id as service_name',
+      'o.name as service_label',
     );
 }
 
@@ -98,11 +109,7 @@ export function selectAttributes(db: Knex, userId: number, now: Date): Knex.Quer
  * person, so the order is total and paging never repeats or skips an attribute.
  */
 export function orderAttributes(query: Knex.QueryBuilder, alias = 'a', groupAlias = 'g'): Knex.QueryBuilder {
-  return query.orderBy([
-    { column: `${groupAlias}.priority` },
-    { column: `${alias}.priority` },
-    { column: `${alias}.name` },
-  ]);
+  return query.orderBy([{ column: `${groupAlias}.priority` }, { column: `${alias}.priority` }, { column: `${alias}.name` }]);
 }
 
 /** The embedded Group from a row's `group_name`, `group_label`, `group_priority` (groups are rows of the catalogue). */
@@ -196,9 +203,9 @@ export async function listAttributes(
 ): Promise<Page<AttributeObject>> {
   if (input.filters.ownerClientPk === null) return { count: 0, results: [] };
   const page = pageQuery(db, input.userId, input.visibility, input.filters, input.page).as('p');
-  const rows: Array<AttributeRow & { total: number }> = await orderPage(
-    db.from(page).select('p.*', availableServicesColumn(db, input.now, 'p')),
-  ).options(PREPARED);
+  const rows: Array<AttributeRow & { total: number }> = await orderPage(db.from(page).select('p.*', availableServicesColumn(db, input.now, 'p'))).options(
+    PREPARED,
+  );
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
 }
 

@@ -44,8 +44,14 @@ export async function listTemplates(
   const query = db('templates as t')
     .join('groups as g', 'g.name', 't.group_name')
     .select(
-      't.name', 't.label', 't.group_name', 'g.label as group_label', 'g.priority as group_priority',
-      't.priority', 't.value_type', db.raw('count(*) over () as total'),
+      't.name',
+      't.label',
+      't.group_name',
+      'g.label as group_label',
+      'g.priority as group_priority',
+      't.priority',
+      't.value_type',
+      db.raw('count(*) over () as total'),
     )
     .orderBy([{ column: 'g.priority' }, { column: 't.priority' }, { column: 't.name' }])
     .limit(input.page.limit)

@@ -43,7 +43,8 @@ export async function deliveryWithEndpoint(db: Knex, deliveryId: number): Promis
 
 /** The secrets an attempt is signed with now: the current one, and the previous one during its 24 h. */
 export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
-  const previous = endpoint.previous_secret && endpoint.previous_secret_until && new Date(endpoint.previous_secret_until) > now ? [endpoint.previous_secret] : [];
+  const previous =
+    endpoint.previous_secret && endpoint.previous_secret_until && new Date(endpoint.previous_secret_until) > now ? [endpoint.previous_secret] : [];
   return [endpoint.secret, ...previous];
 }
 
@@ -57,7 +58,14 @@ export function attemptSummary(attempt: AttemptResult): string {
  * continues it), and 24 h of it disables the endpoint. `final`: no retry follows, so a failed
  * delivery is marked failed. Answers whether the endpoint was disabled by this attempt.
  */
-export async function recordAttempt(db: Knex, delivery: Delivery, endpoint: WebhookEndpoint, attempt: AttemptResult, now: Date, final: boolean): Promise<{ disabled: boolean }> {
+export async function recordAttempt(
+  db: Knex,
+  delivery: Delivery,
+  endpoint: WebhookEndpoint,
+  attempt: AttemptResult,
+  now: Date,
+  final: boolean,
+): Promise<{ disabled: boolean }> {
   const ok = succeeded(attempt);
   return db.transaction(async (trx) => {
     await trx('webhook_deliveries')
@@ -81,7 +89,10 @@ export async function recordAttempt(db: Knex, delivery: Delivery, endpoint: Webh
     if (!row || row.disabled_at !== null || now.getTime() - new Date(row.failing_since).getTime() < DISABLE_AFTER_MS) return { disabled: false };
     await trx('webhook_endpoints')
       .where({ id: endpoint.id })
-      .update({ disabled_at: now, disabled_reason: `Disabled ${now.toISOString()}: every delivery failed for 24 hours (the last: ${attemptSummary(attempt)}).` });
+      .update({
+        disabled_at: now,
+        disabled_reason: `Disabled ${now.toISOString()}: every delivery failed for 24 hours (the last: ${attemptSummary(attempt)}).`,
+      });
     // No retry follows to a disabled endpoint.
     await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed' });
     return { disabled: true };
@@ -95,7 +106,13 @@ export async function abandonDelivery(db: Knex, delivery: Delivery, reason: stri
 
 /** The endpoint's latest deliveries, newest first. */
 export async function latestDeliveries(db: Knex, endpointId: number, limit = 20): Promise<Delivery[]> {
-  return db('webhook_deliveries').where({ endpoint_id: endpointId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+  return db('webhook_deliveries')
+    .where({ endpoint_id: endpointId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
 }
 
 /** One delivery of the endpoint, by its message id. */
@@ -117,7 +134,10 @@ export async function pageOfDeliveries(db: Knex, endpointId: number, page: { lim
   const [{ count }] = await db('webhook_deliveries').where({ endpoint_id: endpointId }).count<{ count: string }[]>({ count: '*' });
   const results = await db('webhook_deliveries')
     .where({ endpoint_id: endpointId })
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(page.limit)
     .offset(page.offset);
   return { count: Number(count), results };

@@ -52,7 +52,7 @@ function checkEvents(events: unknown): EventType[] {
 }
 
 async function checkUrl(url: unknown, allowLoopback: boolean): Promise<string> {
-  if (typeof url !== 'string' || url.trim() === '') throw invalidInput('url must be the endpoint\'s HTTPS URL.');
+  if (typeof url !== 'string' || url.trim() === '') throw invalidInput("url must be the endpoint's HTTPS URL.");
   const problem = await endpointUrlProblem(url.trim(), allowLoopback);
   if (problem) throw invalidInput(problem);
   return url.trim();
@@ -86,15 +86,23 @@ export async function createEndpoint(db: Knex, clientPk: number, input: Endpoint
  * Changes the URL and/or the events; `enabled: true` turns a disabled endpoint back on (its
  * failure run starts afresh).
  */
-export async function updateEndpoint(db: Knex, endpoint: WebhookEndpoint, input: EndpointInput & { enabled?: unknown }, allowLoopback: boolean): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  db: Knex,
+  endpoint: WebhookEndpoint,
+  input: EndpointInput & { enabled?: unknown },
+  allowLoopback: boolean,
+): Promise<WebhookEndpoint> {
   const changes: Record<string, unknown> = {};
   if (input.events !== undefined) changes.events = checkEvents(input.events);
   if (input.url !== undefined) changes.url = await checkUrl(input.url, allowLoopback);
   if (input.enabled !== undefined) {
     if (typeof input.enabled !== 'boolean') throw invalidInput('enabled must be true or false.');
-    Object.assign(changes, input.enabled
-      ? { disabled_at: null, disabled_reason: null, failing_since: null }
-      : { disabled_at: endpoint.disabled_at ?? db.fn.now(), disabled_reason: endpoint.disabled_reason ?? 'Disabled by the app.' });
+    Object.assign(
+      changes,
+      input.enabled
+        ? { disabled_at: null, disabled_reason: null, failing_since: null }
+        : { disabled_at: endpoint.disabled_at ?? db.fn.now(), disabled_reason: endpoint.disabled_reason ?? 'Disabled by the app.' },
+    );
   }
   if (Object.keys(changes).length === 0) return endpoint;
   const [row] = await db('webhook_endpoints').where({ id: endpoint.id }).update(changes).returning('*');

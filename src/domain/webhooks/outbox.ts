@@ -112,7 +112,9 @@ const subscriptionsOf = (client: SqlClient, userIds: string[]) =>
   ) as Promise<{ rows: Subscription[] }>;
 
 const endpointsOfApps = (client: SqlClient, clientPks: string[]) =>
-  client.query(`select id as endpoint_id, client_pk, events from webhook_endpoints where disabled_at is null and client_pk = any($1::bigint[])`, [clientPks]) as Promise<{
+  client.query(`select id as endpoint_id, client_pk, events from webhook_endpoints where disabled_at is null and client_pk = any($1::bigint[])`, [
+    clientPks,
+  ]) as Promise<{
     rows: Array<Omit<Subscription, 'user_id' | 'scopes'>>;
   }>;
 
@@ -157,8 +159,17 @@ function changesByPerson(changes: ValueChange[]): Map<string, Map<string, string
 /** The messages of one run: one per endpoint and person for values, one per endpoint and event for the others. */
 async function messagesFor(client: SqlClient, changes: ValueChange[], events: OtherEvent[], timestamp: string): Promise<Message[]> {
   const userIds = [...new Set([...changes.map((c) => String(c.user_id)), ...events.map((e) => String(e.user_id))])];
-  const attributeIds = [...new Set([...changes.map((c) => String(c.attribute_id)), ...events.filter((e) => e.data.attribute_id).map((e) => String(e.data.attribute_id))])];
-  const clientPks = [...new Set(events.flatMap((e) => [e.client_pk, e.data.previous_owner_pk, e.data.owner_pk]).filter((pk) => pk !== null && pk !== undefined).map(String))];
+  const attributeIds = [
+    ...new Set([...changes.map((c) => String(c.attribute_id)), ...events.filter((e) => e.data.attribute_id).map((e) => String(e.data.attribute_id))]),
+  ];
+  const clientPks = [
+    ...new Set(
+      events
+        .flatMap((e) => [e.client_pk, e.data.previous_owner_pk, e.data.owner_pk])
+        .filter((pk) => pk !== null && pk !== undefined)
+        .map(String),
+    ),
+  ];
   // One after another: they share one connection.
   const { rows: subscriptions } = await subscriptionsOf(client, userIds);
   const usernames = await namesOf(client, 'users', 'username', userIds);
@@ -185,7 +196,12 @@ async function messagesFor(client: SqlClient, changes: ValueChange[], events: Ot
           return attribute ? [{ name: attribute.name, dates: [...dates].sort() }] : [];
         })
         .sort((a, b) => (a.name < b.name ? -1 : 1));
-      if (list.length > 0) messages.push({ endpointId: subscription.endpoint_id, type: 'values.updated', body: bodyOf('values.updated', timestamp, { username, attributes: list }) });
+      if (list.length > 0)
+        messages.push({
+          endpointId: subscription.endpoint_id,
+          type: 'values.updated',
+          body: bodyOf('values.updated', timestamp, { username, attributes: list }),
+        });
     }
     for (const event of events) {
       if (String(event.user_id) !== userId || event.type === 'grant.revoked' || !wants(event.type)) continue;
@@ -247,12 +263,15 @@ export async function dispatchOutbox(client: SqlClient, now: Date, options: Disp
   const changes = await takeValueChanges(client, options.coalesceMs, limit);
   const { rows: events } = await takeEvents(client, limit);
   const messages = changes.length === 0 && events.length === 0 ? [] : await messagesFor(client, changes, events, now.toISOString());
-  const { rows: created } = messages.length === 0 ? { rows: [] } : await client.query<{ id: string }>(
-    `insert into webhook_deliveries (message_id, endpoint_id, event_type, body, created_at)
+  const { rows: created } =
+    messages.length === 0
+      ? { rows: [] }
+      : await client.query<{ id: string }>(
+          `insert into webhook_deliveries (message_id, endpoint_id, event_type, body, created_at)
      select m.message_id, m.endpoint_id, m.event_type, m.body, $5 from unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) as m(message_id, endpoint_id, event_type, body)
      returning id`,
-    [messages.map(newMessageId), messages.map((m) => m.endpointId), messages.map((m) => m.type), messages.map((m) => m.body), now],
-  );
+          [messages.map(newMessageId), messages.map((m) => m.endpointId), messages.map((m) => m.type), messages.map((m) => m.body), now],
+        );
   const queued = [...resends, ...created].map((row) => Number(row.id));
   for (const id of queued) await options.enqueue(client, id);
   return queued.length;

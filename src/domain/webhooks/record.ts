@@ -9,17 +9,17 @@ const ANY_ENABLED_ENDPOINT = 'exists (select 1 from webhook_endpoints where disa
 
 /** grant.revoked: the person disconnected the app `clientPk`. */
 export async function recordGrantRevoked(trx: Knex.Transaction, userId: number, clientPk: number): Promise<void> {
-  await trx.raw(
-    `insert into webhook_events (user_id, client_pk, type, data) select ?, ?, 'grant.revoked', '{}'::jsonb where ${ANY_ENABLED_ENDPOINT}`,
-    [userId, clientPk],
-  );
+  await trx.raw(`insert into webhook_events (user_id, client_pk, type, data) select ?, ?, 'grant.revoked', '{}'::jsonb where ${ANY_ENABLED_ENDPOINT}`, [
+    userId,
+    clientPk,
+  ]);
 }
 
 /** derived.updated: new derived data of the person (`kinds` among averages, correlations, insights; `date` their week or day). */
 export async function recordDerivedUpdated(trx: Knex.Transaction, userId: number, kinds: string[], date: string): Promise<void> {
   if (kinds.length === 0) return;
-  await trx.raw(
-    `insert into webhook_events (user_id, type, data) select ?, 'derived.updated', ?::jsonb where ${ANY_ENABLED_ENDPOINT}`,
-    [userId, JSON.stringify({ kinds, date })],
-  );
+  await trx.raw(`insert into webhook_events (user_id, type, data) select ?, 'derived.updated', ?::jsonb where ${ANY_ENABLED_ENDPOINT}`, [
+    userId,
+    JSON.stringify({ kinds, date }),
+  ]);
 }

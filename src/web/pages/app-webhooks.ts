@@ -10,7 +10,15 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import type { Session } from '../../domain/identity/sessions';
 import { findClientOwnedBy, type OAuthClient } from '../../domain/apps-and-grants/clients';
-import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type WebhookEndpoint } from '../../domain/webhooks/endpoints';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  findEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+  type WebhookEndpoint,
+} from '../../domain/webhooks/endpoints';
 import { findDelivery, latestDeliveries, requestResend, type Delivery } from '../../domain/webhooks/deliveries';
 import { EVENT_DESCRIPTIONS, EVENT_TYPES } from '../../domain/webhooks/events';
 import { notFound } from '../../http/errors';
@@ -64,9 +72,14 @@ function endpointCard(app: OAuthClient, endpoint: WebhookEndpoint, deliveries: D
 ${state}
 <p>Events: ${endpoint.events.map((e) => html`<code>${e}</code> `)}</p>
 <table><caption>Latest deliveries</caption><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Latency</th><th>Attempts</th><th></th></tr></thead><tbody>
-${deliveries.length === 0
-  ? html`<tr><td colspan="6" class="muted">Nothing sent yet.</td></tr>`
-  : deliveries.map((d) => html`<tr class="delivery" data-delivery="${d.message_id}"><td>${time(d.created_at)}</td><td><code>${d.event_type}</code></td><td>${d.status}: ${outcome(d)}</td><td>${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td><td>${String(d.attempts)}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.message_id)}/resend`, csrf, 'Re-send')}</td></tr>`)}
+${
+  deliveries.length === 0
+    ? html`<tr><td colspan="6" class="muted">Nothing sent yet.</td></tr>`
+    : deliveries.map(
+        (d) =>
+          html`<tr class="delivery" data-delivery="${d.message_id}"><td>${time(d.created_at)}</td><td><code>${d.event_type}</code></td><td>${d.status}: ${outcome(d)}</td><td>${d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`}</td><td>${String(d.attempts)}</td><td>${button(`${base}/deliveries/${encodeURIComponent(d.message_id)}/resend`, csrf, 'Re-send')}</td></tr>`,
+      )
+}
 </tbody></table>
 <div class="actions">
 ${endpoint.disabled_at ? button(`${base}/enable`, csrf, 'Enable again') : ''}
@@ -80,7 +93,15 @@ function eventChoice(chosen: string[]): Html {
   return html`${EVENT_TYPES.map((event) => html`<label class="check"><input type="checkbox" name="events" value="${event}"${chosen.includes(event) ? html` checked` : ''}> <code>${event}</code>: ${EVENT_DESCRIPTIONS[event]}</label>`)}`;
 }
 
-async function webhooksPage(ctx: Koa.Context, deps: Deps, session: Session, app: OAuthClient, form: { url: string; events: string[] }, notice?: Notice, status = 200): Promise<void> {
+async function webhooksPage(
+  ctx: Koa.Context,
+  deps: Deps,
+  session: Session,
+  app: OAuthClient,
+  form: { url: string; events: string[] },
+  notice?: Notice,
+  status = 200,
+): Promise<void> {
   const nav = navFor(session, deps.now());
   const endpoints = await listEndpoints(deps.db, app.id);
   const cards: Html[] = [];
@@ -145,46 +166,72 @@ const DONE: Record<string, string> = {
 export function appWebhookPages(router: Router, deps: Deps): void {
   const allowLoopback = deps.config.webhooks.allowLoopback;
 
-  router.get('/settings/apps/:clientId/webhooks', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const app = await ownedApp(ctx, deps, session);
-    const done = DONE[String(ctx.query.done)];
-    await webhooksPage(ctx, deps, session, app, { url: '', events: ['values.updated'] }, done ? { text: done, error: false } : undefined);
-  }));
+  router.get(
+    '/settings/apps/:clientId/webhooks',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const app = await ownedApp(ctx, deps, session);
+      const done = DONE[String(ctx.query.done)];
+      await webhooksPage(ctx, deps, session, app, { url: '', events: ['values.updated'] }, done ? { text: done, error: false } : undefined);
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/webhooks', ownerPost(deps, async (ctx, session, app, form) => {
-    const values = { url: field(form, 'url').trim(), events: fields(form, 'events') };
-    let endpoint: WebhookEndpoint;
-    try {
-      endpoint = await createEndpoint(deps.db, app.id, values, allowLoopback);
-    } catch (error) {
-      if (!isInvalidInput(error)) throw error;
-      return webhooksPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
-    }
-    secretPage(ctx, deps, session, app, endpoint, `Endpoint added to ${app.name}`, 'The endpoint is added.');
-  }));
+  router.post(
+    '/settings/apps/:clientId/webhooks',
+    ownerPost(deps, async (ctx, session, app, form) => {
+      const values = { url: field(form, 'url').trim(), events: fields(form, 'events') };
+      let endpoint: WebhookEndpoint;
+      try {
+        endpoint = await createEndpoint(deps.db, app.id, values, allowLoopback);
+      } catch (error) {
+        if (!isInvalidInput(error)) throw error;
+        return webhooksPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
+      }
+      secretPage(ctx, deps, session, app, endpoint, `Endpoint added to ${app.name}`, 'The endpoint is added.');
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/webhooks/:endpointId/rotate', ownerPost(deps, async (ctx, session, app) => {
-    const endpoint = await rotateEndpointSecret(deps.db, await ownedEndpoint(ctx, deps, app), deps.now());
-    secretPage(ctx, deps, session, app, endpoint, `New signing secret`, 'The old secret keeps signing beside the new one for 24 hours, so your receiver can switch.');
-  }));
+  router.post(
+    '/settings/apps/:clientId/webhooks/:endpointId/rotate',
+    ownerPost(deps, async (ctx, session, app) => {
+      const endpoint = await rotateEndpointSecret(deps.db, await ownedEndpoint(ctx, deps, app), deps.now());
+      secretPage(
+        ctx,
+        deps,
+        session,
+        app,
+        endpoint,
+        `New signing secret`,
+        'The old secret keeps signing beside the new one for 24 hours, so your receiver can switch.',
+      );
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/webhooks/:endpointId/enable', ownerPost(deps, async (ctx, _session, app) => {
-    await updateEndpoint(deps.db, await ownedEndpoint(ctx, deps, app), { enabled: true }, allowLoopback);
-    backTo(ctx, app, 'enabled');
-  }));
+  router.post(
+    '/settings/apps/:clientId/webhooks/:endpointId/enable',
+    ownerPost(deps, async (ctx, _session, app) => {
+      await updateEndpoint(deps.db, await ownedEndpoint(ctx, deps, app), { enabled: true }, allowLoopback);
+      backTo(ctx, app, 'enabled');
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/webhooks/:endpointId/delete', ownerPost(deps, async (ctx, _session, app) => {
-    await deleteEndpoint(deps.db, await ownedEndpoint(ctx, deps, app));
-    backTo(ctx, app, 'deleted');
-  }));
+  router.post(
+    '/settings/apps/:clientId/webhooks/:endpointId/delete',
+    ownerPost(deps, async (ctx, _session, app) => {
+      await deleteEndpoint(deps.db, await ownedEndpoint(ctx, deps, app));
+      backTo(ctx, app, 'deleted');
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/webhooks/:endpointId/deliveries/:messageId/resend', ownerPost(deps, async (ctx, _session, app) => {
-    const endpoint = await ownedEndpoint(ctx, deps, app);
-    const delivery = await findDelivery(deps.db, endpoint.id, String(ctx.params.messageId));
-    if (!delivery) throw notFound('This endpoint has no such delivery.');
-    await requestResend(deps.db, delivery, deps.now());
-    backTo(ctx, app, 'resend');
-  }));
+  router.post(
+    '/settings/apps/:clientId/webhooks/:endpointId/deliveries/:messageId/resend',
+    ownerPost(deps, async (ctx, _session, app) => {
+      const endpoint = await ownedEndpoint(ctx, deps, app);
+      const delivery = await findDelivery(deps.db, endpoint.id, String(ctx.params.messageId));
+      if (!delivery) throw notFound('This endpoint has no such delivery.');
+      await requestResend(deps.db, delivery, deps.now());
+      backTo(ctx, app, 'resend');
+    }),
+  );
 }

@@ -54,11 +54,24 @@ function readAppForm(form: Form): AppFormValues {
 
 /** The redirect URIs of the textarea: one per line, trimmed, blank lines and repeats dropped. */
 function redirectUriLines(text: string): string[] {
-  return [...new Set(text.split(/\r?\n/).map((line) => line.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 function settingsOf(values: AppFormValues): ClientSettingsInput {
-  return { name: values.name, description: values.description, website: values.website, redirectUris: redirectUriLines(values.redirectUris), scopes: values.scopes };
+  return {
+    name: values.name,
+    description: values.description,
+    website: values.website,
+    redirectUris: redirectUriLines(values.redirectUris),
+    scopes: values.scopes,
+  };
 }
 
 /** The edit form's starting values: the app as stored. */
@@ -122,11 +135,14 @@ function appsPage(ctx: Koa.Context, deps: Deps, session: Session, apps: OAuthCli
     body: html`<h1>Your apps</h1>
 ${noticeBlock(notice)}
 <div class="card">
-${apps.length === 0
-  ? html`<p class="muted">You have not registered any apps yet. Register one below to use the Daybook API with OAuth2.</p>`
-  : html`<table><thead><tr><th>App</th><th>Client ID</th><th>Type</th></tr></thead><tbody>${apps.map(
-      (app) => html`<tr><td><a href="/settings/apps/${encodeURIComponent(app.client_id)}">${app.name}</a></td><td><code>${app.client_id}</code></td><td>${app.confidential ? 'Confidential' : 'Public'}</td></tr>`,
-    )}</tbody></table>`}
+${
+  apps.length === 0
+    ? html`<p class="muted">You have not registered any apps yet. Register one below to use the Daybook API with OAuth2.</p>`
+    : html`<table><thead><tr><th>App</th><th>Client ID</th><th>Type</th></tr></thead><tbody>${apps.map(
+        (app) =>
+          html`<tr><td><a href="/settings/apps/${encodeURIComponent(app.client_id)}">${app.name}</a></td><td><code>${app.client_id}</code></td><td>${app.confidential ? 'Confidential' : 'Public'}</td></tr>`,
+      )}</tbody></table>`
+}
 </div>
 <h2>Register a new app</h2>
 <form method="post" action="/settings/apps" class="card">
@@ -172,9 +188,11 @@ ${appFields(values, fixedClientType(app.confidential), EDIT_WARNINGS)}
 <div class="card">
 <h2>Manage</h2>
 <div class="actions">
-${app.confidential
-  ? html`<form method="post" action="${path}/secret"><input type="hidden" name="csrf_token" value="${nav.csrf}"><button type="submit" class="secondary">Rotate the client secret</button></form>`
-  : ''}
+${
+  app.confidential
+    ? html`<form method="post" action="${path}/secret"><input type="hidden" name="csrf_token" value="${nav.csrf}"><button type="submit" class="secondary">Rotate the client secret</button></form>`
+    : ''
+}
 <form method="post" action="${path}/delete"><input type="hidden" name="csrf_token" value="${nav.csrf}"><button type="submit" class="danger">Delete this app</button></form>
 </div>
 <p class="muted">Rotating makes the old secret stop working at once. Deleting the app revokes every token it holds.</p>
@@ -200,28 +218,37 @@ async function ownedApp(ctx: Koa.Context, deps: Deps, session: Session): Promise
 }
 
 export function appPages(router: Router, deps: Deps): void {
-  router.get('/settings/apps', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const notice = ctx.query.deleted === '1' ? { text: 'The app has been deleted; its tokens no longer work.', error: false } : undefined;
-    appsPage(ctx, deps, session, await listClientsOwnedBy(deps.db, session.userId), EMPTY_FORM, notice);
-  }));
+  router.get(
+    '/settings/apps',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const notice = ctx.query.deleted === '1' ? { text: 'The app has been deleted; its tokens no longer work.', error: false } : undefined;
+      appsPage(ctx, deps, session, await listClientsOwnedBy(deps.db, session.userId), EMPTY_FORM, notice);
+    }),
+  );
 
-  router.post('/settings/apps', formPage(deps, async (ctx, session, form) => {
-    const values = readAppForm(form);
-    let created;
-    try {
-      created = await registerClientWithOwnerToken(deps.db, { ...settingsOf(values), ownerUserId: session.userId, confidential: values.confidential }, deps.now());
-    } catch (error) {
-      if (!isInvalidInput(error)) throw error;
-      const apps = await listClientsOwnedBy(deps.db, session.userId);
-      return appsPage(ctx, deps, session, apps, values, { text: error.detail, error: true }, 400);
-    }
-    const { client, clientSecret, ownerToken } = created;
-    sendPage(ctx, {
-      title: `${client.name} registered`,
-      nav: navFor(session, deps.now()),
-      body: html`<h1>${client.name} is registered</h1>
+  router.post(
+    '/settings/apps',
+    formPage(deps, async (ctx, session, form) => {
+      const values = readAppForm(form);
+      let created;
+      try {
+        created = await registerClientWithOwnerToken(
+          deps.db,
+          { ...settingsOf(values), ownerUserId: session.userId, confidential: values.confidential },
+          deps.now(),
+        );
+      } catch (error) {
+        if (!isInvalidInput(error)) throw error;
+        const apps = await listClientsOwnedBy(deps.db, session.userId);
+        return appsPage(ctx, deps, session, apps, values, { text: error.detail, error: true }, 400);
+      }
+      const { client, clientSecret, ownerToken } = created;
+      sendPage(ctx, {
+        title: `${client.name} registered`,
+        nav: navFor(session, deps.now()),
+        body: html`<h1>${client.name} is registered</h1>
 <p class="notice" role="status">Copy the secrets below now: Daybook stores only their hashes and cannot show them again.</p>
 <div class="card">
 ${appDetails(client)}
@@ -234,58 +261,71 @@ ${secretBlock('Access token', ownerToken.access_token, '')}
 ${secretBlock('Refresh token', ownerToken.refresh_token, '')}
 </div>
 <p><a href="/settings/apps/${encodeURIComponent(client.client_id)}">Go to the app page</a> · <a href="/settings/apps">All your apps</a></p>`,
-    });
-  }));
+      });
+    }),
+  );
 
-  router.get('/settings/apps/:clientId', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const app = await ownedApp(ctx, deps, session);
-    appPage(ctx, deps, session, app, valuesOf(app), savedNotice(ctx.query));
-  }));
+  router.get(
+    '/settings/apps/:clientId',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const app = await ownedApp(ctx, deps, session);
+      appPage(ctx, deps, session, app, valuesOf(app), savedNotice(ctx.query));
+    }),
+  );
 
   /** Saves the edit form: refused input shows the page again (400) with what was typed; nothing changes. */
-  router.post('/settings/apps/:clientId', formPage(deps, async (ctx, session, form) => {
-    const app = await ownedApp(ctx, deps, session);
-    // The client type is fixed at registration: whatever the form says, the stored one is kept.
-    const values = { ...readAppForm(form), confidential: app.confidential };
-    let revokedGrants: number;
-    try {
-      ({ revokedGrants } = await updateClient(deps.db, app, settingsOf(values), deps.now()));
-    } catch (error) {
-      if (!isInvalidInput(error)) throw error;
-      return appPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
-    }
-    const query = new URLSearchParams({ saved: '1', ...(revokedGrants > 0 ? { revoked: String(revokedGrants) } : {}) });
-    ctx.status = 303;
-    ctx.redirect(`/settings/apps/${encodeURIComponent(app.client_id)}?${query}`);
-  }));
+  router.post(
+    '/settings/apps/:clientId',
+    formPage(deps, async (ctx, session, form) => {
+      const app = await ownedApp(ctx, deps, session);
+      // The client type is fixed at registration: whatever the form says, the stored one is kept.
+      const values = { ...readAppForm(form), confidential: app.confidential };
+      let revokedGrants: number;
+      try {
+        ({ revokedGrants } = await updateClient(deps.db, app, settingsOf(values), deps.now()));
+      } catch (error) {
+        if (!isInvalidInput(error)) throw error;
+        return appPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
+      }
+      const query = new URLSearchParams({ saved: '1', ...(revokedGrants > 0 ? { revoked: String(revokedGrants) } : {}) });
+      ctx.status = 303;
+      ctx.redirect(`/settings/apps/${encodeURIComponent(app.client_id)}?${query}`);
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/secret', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    assertCsrf(session, await readForm(ctx), deps.now());
-    const app = await ownedApp(ctx, deps, session);
-    const secret = await rotateClientSecret(deps.db, app);
-    sendPage(ctx, {
-      title: `New secret for ${app.name}`,
-      nav: navFor(session, deps.now()),
-      body: html`<h1>New client secret for ${app.name}</h1>
+  router.post(
+    '/settings/apps/:clientId/secret',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      assertCsrf(session, await readForm(ctx), deps.now());
+      const app = await ownedApp(ctx, deps, session);
+      const secret = await rotateClientSecret(deps.db, app);
+      sendPage(ctx, {
+        title: `New secret for ${app.name}`,
+        nav: navFor(session, deps.now()),
+        body: html`<h1>New client secret for ${app.name}</h1>
 <div class="card">
 <p class="notice" role="status">The old secret no longer works. Copy the new one now: it cannot be shown again.</p>
 <label>Client ID</label><code class="secret">${app.client_id}</code>
 ${secretBlock('Client secret', secret, '')}
 </div>
 <p><a href="/settings/apps/${encodeURIComponent(app.client_id)}">Back to the app</a></p>`,
-    });
-  }));
+      });
+    }),
+  );
 
-  router.post('/settings/apps/:clientId/delete', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    assertCsrf(session, await readForm(ctx), deps.now());
-    await deleteClient(deps.db, await ownedApp(ctx, deps, session));
-    ctx.status = 303;
-    ctx.redirect('/settings/apps?deleted=1');
-  }));
+  router.post(
+    '/settings/apps/:clientId/delete',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      assertCsrf(session, await readForm(ctx), deps.now());
+      await deleteClient(deps.db, await ownedApp(ctx, deps, session));
+      ctx.status = 303;
+      ctx.redirect('/settings/apps?deleted=1');
+    }),
+  );
 }

@@ -81,10 +81,25 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
     const type = shownType(row.row);
     const bounds = monthBounds(month);
     const monthRow = await attributeDays(deps, person.id, name, bounds.last, bounds.days);
-    const averages = await listAverages(deps.db, { userId: person.id, visibility: EVERYTHING, filters: { names: [name], sets: 'latest-per-attribute' }, page: { limit: 1, offset: 0 } });
-    const correlations = await listCorrelations(deps.db, { userId: person.id, visibility: EVERYTHING, filters: { attribute: name }, page: { limit: 20, offset: 0 } });
-    const insights = await listInsightEntries(deps.db, { userId: person.id, visibility: EVERYTHING, filters: { attribute: name }, page: { limit: 20, offset: 0 } });
-    const unit = displayUnit(row.row.value_type, row.row.template_name ? TEMPLATES_BY_NAME.get(row.row.template_name)?.unit ?? null : null);
+    const averages = await listAverages(deps.db, {
+      userId: person.id,
+      visibility: EVERYTHING,
+      filters: { names: [name], sets: 'latest-per-attribute' },
+      page: { limit: 1, offset: 0 },
+    });
+    const correlations = await listCorrelations(deps.db, {
+      userId: person.id,
+      visibility: EVERYTHING,
+      filters: { attribute: name },
+      page: { limit: 20, offset: 0 },
+    });
+    const insights = await listInsightEntries(deps.db, {
+      userId: person.id,
+      visibility: EVERYTHING,
+      filters: { attribute: name },
+      page: { limit: 20, offset: 0 },
+    });
+    const unit = displayUnit(row.row.value_type, row.row.template_name ? (TEMPLATES_BY_NAME.get(row.row.template_name)?.unit ?? null) : null);
     const points = pointsOf(row.values.slice(0, span));
     const values = points.map((p) => p.value).filter((v): v is number => v !== null);
     const middle = median(values);
@@ -102,27 +117,35 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
 <p class="muted">${row.row.group_label} · ${row.row.service_label ? `written by ${row.row.service_label}` : 'owned by nobody'} · <a href="/data">Your data</a></p>
 <section class="card" aria-labelledby="over-time"><h2 id="over-time">Over time</h2>
 <nav class="tabs" aria-label="Days shown">${SPANS.map((s) => (s === span ? html`<strong aria-current="page">${s} days</strong>` : html`<a href="${self}?days=${s}&amp;month=${month}">${s} days</a>`))}</nav>
-${isCharted(type)
-  ? html`${values.length === 0 ? html`<p class="muted">No values in the last ${span} days.</p>` : ''}${attributeChart({ label, valueType: type, points, marks })}${marksKey(marks)}`
-  : html`<p class="muted">${label} is text: it is listed below rather than drawn.</p>`}
+${
+  isCharted(type)
+    ? html`${values.length === 0 ? html`<p class="muted">No values in the last ${span} days.</p>` : ''}${attributeChart({ label, valueType: type, points, marks })}${marksKey(marks)}`
+    : html`<p class="muted">${label} is text: it is listed below rather than drawn.</p>`
+}
 ${numbersTable(row, span)}
 </section>
-${averages.results.length > 0 && isCharted(type)
-  ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">Medians of the 60 days before ${averages.results[0].date}; darker is higher.</p>${weekdayTable([{ label, valueType: type, average: averages.results[0] }])}</section>`
-  : ''}
+${
+  averages.results.length > 0 && isCharted(type)
+    ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">Medians of the 60 days before ${averages.results[0].date}; darker is higher.</p>${weekdayTable([{ label, valueType: type, average: averages.results[0] }])}</section>`
+    : ''
+}
 <section class="card" aria-labelledby="month"><h2 id="month">${monthName(month)}</h2>
 <nav class="tabs" aria-label="Months"><a href="${self}?days=${span}&amp;month=${shiftMonth(month, -1)}" rel="prev">← ${monthName(shiftMonth(month, -1))}</a>${month < today.slice(0, 7) ? html` <a href="${self}?days=${span}&amp;month=${shiftMonth(month, 1)}" rel="next">${monthName(shiftMonth(month, 1))} →</a>` : ''}</nav>
 ${monthCalendar(label, month, calendarDays(type, monthRow), today)}
 </section>
 <section class="card" aria-labelledby="together"><h2 id="together">What goes with ${label}</h2>
-${correlations.results.length === 0
-  ? html`<p class="muted">Nothing found yet: correlations need at least 30 days with values of both, and are computed once a week.</p>`
-  : html`<ul class="patterns">${correlations.results.map(correlationItem)}</ul>`}
+${
+  correlations.results.length === 0
+    ? html`<p class="muted">Nothing found yet: correlations need at least 30 days with values of both, and are computed once a week.</p>`
+    : html`<ul class="patterns">${correlations.results.map(correlationItem)}</ul>`
+}
 </section>
 <section class="card" aria-labelledby="insights"><h2 id="insights">Insights</h2>
-${insights.results.length === 0
-  ? html`<p class="muted">None yet.</p>`
-  : html`<ul>${insights.results.map(({ insight }) => html`<li>${insight.text} <span class="muted">(${shortDate(insight.created.slice(0, 10))})</span></li>`)}</ul>`}
+${
+  insights.results.length === 0
+    ? html`<p class="muted">None yet.</p>`
+    : html`<ul>${insights.results.map(({ insight }) => html`<li>${insight.text} <span class="muted">(${shortDate(insight.created.slice(0, 10))})</span></li>`)}</ul>`
+}
 </section>
 <p class="muted">Last value: ${lastValue(row)}. <a href="/data?date=${addDays(today, 0)}">Back to today</a>.</p>`,
     });

@@ -5,7 +5,13 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { changeAttributeOwner, deactivateAttribute, listAttributeSettings, setAttributePrivate, type AttributeSetting } from '../../domain/tracking/attribute-settings';
+import {
+  changeAttributeOwner,
+  deactivateAttribute,
+  listAttributeSettings,
+  setAttributePrivate,
+  type AttributeSetting,
+} from '../../domain/tracking/attribute-settings';
 import { checked, field } from '../forms';
 import { html } from '../html';
 import { attributeHref } from '../links';
@@ -33,24 +39,27 @@ function savedNotice(query: Koa.Context['query'], attributes: AttributeSetting[]
 }
 
 export function attributePages(router: Router, deps: Deps): void {
-  router.get('/settings/attributes', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const attributes = await listAttributeSettings(deps.db, session.userId, deps.now());
-    const nav = navFor(session, deps.now());
-    const saved = savedNotice(ctx.query, attributes);
-    sendPage(ctx, {
-      title: 'Attributes',
-      nav,
-      body: html`<h1>Attributes</h1>
+  router.get(
+    '/settings/attributes',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const attributes = await listAttributeSettings(deps.db, session.userId, deps.now());
+      const nav = navFor(session, deps.now());
+      const saved = savedNotice(ctx.query, attributes);
+      sendPage(ctx, {
+        title: 'Attributes',
+        nav,
+        body: html`<h1>Attributes</h1>
 ${saved ? html`<p class="notice" role="status">${saved}</p>` : ''}
 <p class="muted">Exactly one service owns each attribute and writes its values. You can hand an attribute to another connected app that has handled it before, or deactivate it.</p>
 ${attributes.length === 0 ? html`<div class="card"><p class="muted">You have no attributes yet: they appear when an app starts tracking something for you.</p></div>` : ''}
-${attributes.length > 0
-  ? html`<div class="card"><table>
+${
+  attributes.length > 0
+    ? html`<div class="card"><table>
 <thead><tr><th>Attribute</th><th>Group</th><th>Owner</th><th>Change</th></tr></thead>
 <tbody>${attributes.map(
-      (attribute) => html`<tr id="attribute-${attribute.name}">
+        (attribute) => html`<tr id="attribute-${attribute.name}">
 <td><a href="${attributeHref(attribute.name)}"><strong>${attribute.label}</strong></a><br><code>${attribute.name}</code>${attribute.manual ? html` <span class="muted">manual</span>` : ''}</td>
 <td>${attribute.groupLabel}</td>
 <td>${attribute.active ? (attribute.owner ? attribute.owner.label : 'Nobody') : html`<span class="muted">Inactive</span>`}</td>
@@ -61,18 +70,23 @@ ${attributes.length > 0
 <button type="submit" class="secondary">Save</button>
 </form></td>
 </tr>`,
-    )}</tbody></table></div>`
-  : ''}`,
-    });
-  }));
+      )}</tbody></table></div>`
+    : ''
+}`,
+      });
+    }),
+  );
 
-  router.post('/settings/attributes/:name', formPage(deps, async (ctx, session, form) => {
-    const name = String(ctx.params.name);
-    const owner = field(form, 'owner');
-    if (owner === DEACTIVATE) await deactivateAttribute(deps.db, session.userId, name);
-    else if (owner !== '') await changeAttributeOwner(deps.db, session.userId, name, owner, deps.now());
-    await setAttributePrivate(deps.db, session.userId, name, checked(form, 'private'));
-    ctx.status = 303;
-    ctx.redirect(`/settings/attributes?${new URLSearchParams({ notice: 'saved', attribute: name })}`);
-  }));
+  router.post(
+    '/settings/attributes/:name',
+    formPage(deps, async (ctx, session, form) => {
+      const name = String(ctx.params.name);
+      const owner = field(form, 'owner');
+      if (owner === DEACTIVATE) await deactivateAttribute(deps.db, session.userId, name);
+      else if (owner !== '') await changeAttributeOwner(deps.db, session.userId, name, owner, deps.now());
+      await setAttributePrivate(deps.db, session.userId, name, checked(form, 'private'));
+      ctx.status = 303;
+      ctx.redirect(`/settings/attributes?${new URLSearchParams({ notice: 'saved', attribute: name })}`);
+    }),
+  );
 }

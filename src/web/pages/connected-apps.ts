@@ -18,17 +18,19 @@ function when(instant: Date, timezone: string): string {
 }
 
 export function connectedAppPages(router: Router, deps: Deps): void {
-  router.get('/settings/connected-apps', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const user = await findUserById(deps.db, session.userId);
-    if (!user) throw notFound('This account no longer exists.');
-    const apps = await listConnectedApps(deps.db, session.userId, deps.now());
-    const nav = navFor(session, deps.now());
-    sendPage(ctx, {
-      title: 'Connected apps',
-      nav,
-      body: html`<h1>Connected apps</h1>
+  router.get(
+    '/settings/connected-apps',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const user = await findUserById(deps.db, session.userId);
+      if (!user) throw notFound('This account no longer exists.');
+      const apps = await listConnectedApps(deps.db, session.userId, deps.now());
+      const nav = navFor(session, deps.now());
+      sendPage(ctx, {
+        title: 'Connected apps',
+        nav,
+        body: html`<h1>Connected apps</h1>
 ${ctx.query.revoked === '1' ? html`<p class="notice" role="status">The app has been disconnected: its tokens no longer work.</p>` : ''}
 ${apps.length === 0 ? html`<div class="card"><p class="muted">No app can use your Daybook data right now.</p></div>` : ''}
 ${apps.map(
@@ -42,15 +44,19 @@ ${scopeList(app.scopes)}
 </form>
 </div>`,
 )}`,
-    });
-  }));
+      });
+    }),
+  );
 
-  router.post('/settings/connected-apps/:clientId/revoke', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    assertCsrf(session, await readForm(ctx), deps.now());
-    await disconnectApp(deps.db, session.userId, String(ctx.params.clientId), deps.now());
-    ctx.status = 303;
-    ctx.redirect('/settings/connected-apps?revoked=1');
-  }));
+  router.post(
+    '/settings/connected-apps/:clientId/revoke',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      assertCsrf(session, await readForm(ctx), deps.now());
+      await disconnectApp(deps.db, session.userId, String(ctx.params.clientId), deps.now());
+      ctx.status = 303;
+      ctx.redirect('/settings/connected-apps?revoked=1');
+    }),
+  );
 }

@@ -84,7 +84,7 @@ function shortDay(date: string): string {
 /** The sparkline, the day's value and (for what Daybook owns) the field of one attribute. */
 function attributeItem(entry: AttributeRowWithValues, date: string, typed: Map<string, string> | undefined, problems: Map<string, string> | undefined): Html {
   const { name, label, value_type: type } = entry.row;
-  const unit = displayUnit(type, entry.row.template_name ? TEMPLATES_BY_NAME.get(entry.row.template_name)?.unit ?? null : null);
+  const unit = displayUnit(type, entry.row.template_name ? (TEMPLATES_BY_NAME.get(entry.row.template_name)?.unit ?? null) : null);
   const mine = entry.row.service_name === MANUAL_SERVICE.name;
   const shown = formatValue(type, dayValue(entry));
   const problem = problems?.get(name);
@@ -165,15 +165,17 @@ ${notice ? html`<p class="${notice.error ? 'error' : 'notice'}" role="status">${
 ${date < today ? html`<a href="/data?date=${addDays(date, 1)}" rel="next">${shortDay(addDays(date, 1))} →</a> <a href="/data">Today</a>` : ''}
 <span class="goto"><label class="inline-label" for="date">Go to</label> <input type="date" id="date" name="date" value="${date}"> <button type="submit" class="secondary">Show</button></span>
 </form></div>
-${results.length === 0
-  ? html`<div class="card"><p>Nothing is tracked yet. Connect an app that writes your data, or <a href="/data/track">track something by hand</a>.</p></div>`
-  : anyMine
-    ? html`<form method="post" action="/data/day" class="day">
+${
+  results.length === 0
+    ? html`<div class="card"><p>Nothing is tracked yet. Connect an app that writes your data, or <a href="/data/track">track something by hand</a>.</p></div>`
+    : anyMine
+      ? html`<form method="post" action="/data/day" class="day">
 <input type="hidden" name="csrf_token" value="${nav.csrf}"><input type="hidden" name="date" value="${date}">
 ${groups}
 <div class="savebar"><button type="submit">Save ${shortDay(date)}</button> <span class="muted">Saves the whole day at once; an empty field keeps its value.</span></div>
 </form>`
-    : groups}
+      : groups
+}
 ${insightGroups(insights.results, date, person.timezone)}
 <p class="muted"><a href="/data/track">Track something by hand</a> · <a href="/data/patterns">Patterns in your data</a>.</p>`,
   });
@@ -208,31 +210,44 @@ async function saveDay(ctx: Koa.Context, deps: Deps, session: Session, person: U
 }
 
 export function dataPages(router: Router, deps: Deps): void {
-  router.get('/data', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const person = await personOf(deps, session);
-    const date = chosenDay(ctx, localDate(deps.now(), person.timezone));
-    await dayPage(ctx, deps, session, person, date, { notice: await dataNotice(ctx, deps, person) });
-  }));
+  router.get(
+    '/data',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const person = await personOf(deps, session);
+      const date = chosenDay(ctx, localDate(deps.now(), person.timezone));
+      await dayPage(ctx, deps, session, person, date, { notice: await dataNotice(ctx, deps, person) });
+    }),
+  );
 
-  router.post('/data/values', formPage(deps, async (ctx, session, form) => {
-    const person = await personOf(deps, session);
-    const date = field(form, 'date');
-    if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
-    const attribute = (await attributeLabels(deps.db, person.id, [field(form, 'name')])).get(field(form, 'name'));
-    if (!attribute) throw notFound(`You have no attribute named ${field(form, 'name')}.`);
-    const parsed = parseTypedValue(attribute.value_type, field(form, 'value'));
-    const result = 'problem' in parsed ? { ok: false as const, problem: parsed.problem } : (await setValuesByHand(deps.db, person, [{ name: field(form, 'name'), date, value: parsed.value }], deps.now()))[0];
-    if (!result.ok) return dayPage(ctx, deps, session, person, date, { notice: { text: `${attribute.label} was not saved: ${result.problem}`, error: true }, status: 400 });
-    ctx.status = 303;
-    ctx.redirect(`/data?${new URLSearchParams({ date, notice: 'saved', attribute: field(form, 'name') })}`);
-  }));
+  router.post(
+    '/data/values',
+    formPage(deps, async (ctx, session, form) => {
+      const person = await personOf(deps, session);
+      const date = field(form, 'date');
+      if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
+      const attribute = (await attributeLabels(deps.db, person.id, [field(form, 'name')])).get(field(form, 'name'));
+      if (!attribute) throw notFound(`You have no attribute named ${field(form, 'name')}.`);
+      const parsed = parseTypedValue(attribute.value_type, field(form, 'value'));
+      const result =
+        'problem' in parsed
+          ? { ok: false as const, problem: parsed.problem }
+          : (await setValuesByHand(deps.db, person, [{ name: field(form, 'name'), date, value: parsed.value }], deps.now()))[0];
+      if (!result.ok)
+        return dayPage(ctx, deps, session, person, date, { notice: { text: `${attribute.label} was not saved: ${result.problem}`, error: true }, status: 400 });
+      ctx.status = 303;
+      ctx.redirect(`/data?${new URLSearchParams({ date, notice: 'saved', attribute: field(form, 'name') })}`);
+    }),
+  );
 
-  router.post('/data/day', formPage(deps, async (ctx, session, form) => {
-    const person = await personOf(deps, session);
-    const date = field(form, 'date');
-    if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
-    await saveDay(ctx, deps, session, person, date, form);
-  }));
+  router.post(
+    '/data/day',
+    formPage(deps, async (ctx, session, form) => {
+      const person = await personOf(deps, session);
+      const date = field(form, 'date');
+      if (!isSupportedDate(date)) throw new HttpError(400, 'The form named no valid day. Go back and try again.');
+      await saveDay(ctx, deps, session, person, date, form);
+    }),
+  );
 }

@@ -24,14 +24,17 @@ function landing(ctx: Koa.Context): void {
 }
 
 export function homePages(router: Router, deps: Deps): void {
-  router.get('/', page(deps, async (ctx) => {
-    if (await currentSession(ctx, deps)) {
-      ctx.status = 303;
-      ctx.redirect('/data');
-      return;
-    }
-    landing(ctx);
-  }));
+  router.get(
+    '/',
+    page(deps, async (ctx) => {
+      if (await currentSession(ctx, deps)) {
+        ctx.status = 303;
+        ctx.redirect('/data');
+        return;
+      }
+      landing(ctx);
+    }),
+  );
 
   router.get('/favicon.svg', (ctx) => {
     ctx.type = 'image/svg+xml';

@@ -45,8 +45,8 @@ export async function pairPage(ctx: Koa.Context, deps: Deps, session: Session, f
   const bByDate = byDate(b);
   const pairs = aPoints
     .map((p) => {
-      const x = later === 'first' ? aByDate.get(addDays(p.date, 1)) ?? null : p.value;
-      const y = later === 'second' ? bByDate.get(addDays(p.date, 1)) ?? null : bByDate.get(p.date) ?? null;
+      const x = later === 'first' ? (aByDate.get(addDays(p.date, 1)) ?? null) : p.value;
+      const y = later === 'second' ? (bByDate.get(addDays(p.date, 1)) ?? null) : (bByDate.get(p.date) ?? null);
       return { date: p.date, x, y };
     })
     .filter((p): p is { date: string; x: number; y: number } => p.x !== null && p.y !== null && p.date < today);

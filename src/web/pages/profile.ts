@@ -59,41 +59,61 @@ ${box('private', 'Keep my profile private')}
 }
 
 function settingsOf(user: User): ProfileSettings {
-  const { first_name, last_name, avatar, timezone, bio, url, imperial_distance, imperial_weight, imperial_energy, imperial_liquid, imperial_temperature } = user;
-  return { first_name, last_name, avatar, timezone, bio, url, private: user.private, imperial_distance, imperial_weight, imperial_energy, imperial_liquid, imperial_temperature };
+  const { first_name, last_name, avatar, timezone, bio, url, imperial_distance, imperial_weight, imperial_energy, imperial_liquid, imperial_temperature } =
+    user;
+  return {
+    first_name,
+    last_name,
+    avatar,
+    timezone,
+    bio,
+    url,
+    private: user.private,
+    imperial_distance,
+    imperial_weight,
+    imperial_energy,
+    imperial_liquid,
+    imperial_temperature,
+  };
 }
 
 export function profilePages(router: Router, deps: Deps): void {
-  router.get('/settings/profile', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const user = await findUserById(deps.db, session.userId);
-    if (!user) throw notFound('This account no longer exists.');
-    profileForm(ctx, deps, session, settingsOf(user), ctx.query.saved === '1' ? { text: 'Your profile has been saved.', error: false } : undefined);
-  }));
+  router.get(
+    '/settings/profile',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const user = await findUserById(deps.db, session.userId);
+      if (!user) throw notFound('This account no longer exists.');
+      profileForm(ctx, deps, session, settingsOf(user), ctx.query.saved === '1' ? { text: 'Your profile has been saved.', error: false } : undefined);
+    }),
+  );
 
-  router.post('/settings/profile', formPage(deps, async (ctx, session, form) => {
-    const values: ProfileSettings = {
-      first_name: field(form, 'first_name').trim(),
-      last_name: field(form, 'last_name').trim(),
-      avatar: field(form, 'avatar').trim(),
-      timezone: field(form, 'timezone'),
-      bio: field(form, 'bio'),
-      url: field(form, 'url').trim(),
-      private: checked(form, 'private'),
-      imperial_distance: checked(form, 'imperial_distance'),
-      imperial_weight: checked(form, 'imperial_weight'),
-      imperial_energy: checked(form, 'imperial_energy'),
-      imperial_liquid: checked(form, 'imperial_liquid'),
-      imperial_temperature: checked(form, 'imperial_temperature'),
-    };
-    const problems = profileProblems(values);
-    if (problems.length > 0) {
-      const shown = { ...values, timezone: problems.some((p) => p.includes('timezone')) ? 'UTC' : values.timezone };
-      return profileForm(ctx, deps, session, shown, { text: problems.join(' '), error: true }, 400);
-    }
-    await updateProfile(deps.db, session.userId, values);
-    ctx.status = 303;
-    ctx.redirect('/settings/profile?saved=1');
-  }));
+  router.post(
+    '/settings/profile',
+    formPage(deps, async (ctx, session, form) => {
+      const values: ProfileSettings = {
+        first_name: field(form, 'first_name').trim(),
+        last_name: field(form, 'last_name').trim(),
+        avatar: field(form, 'avatar').trim(),
+        timezone: field(form, 'timezone'),
+        bio: field(form, 'bio'),
+        url: field(form, 'url').trim(),
+        private: checked(form, 'private'),
+        imperial_distance: checked(form, 'imperial_distance'),
+        imperial_weight: checked(form, 'imperial_weight'),
+        imperial_energy: checked(form, 'imperial_energy'),
+        imperial_liquid: checked(form, 'imperial_liquid'),
+        imperial_temperature: checked(form, 'imperial_temperature'),
+      };
+      const problems = profileProblems(values);
+      if (problems.length > 0) {
+        const shown = { ...values, timezone: problems.some((p) => p.includes('timezone')) ? 'UTC' : values.timezone };
+        return profileForm(ctx, deps, session, shown, { text: problems.join(' '), error: true }, 400);
+      }
+      await updateProfile(deps.db, session.userId, values);
+      ctx.status = 303;
+      ctx.redirect('/settings/profile?saved=1');
+    }),
+  );
 }

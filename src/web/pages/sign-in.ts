@@ -87,69 +87,84 @@ function afterLogin(ctx: Koa.Context, next: string | undefined): void {
 }
 
 export function accountPages(router: Router, deps: Deps): void {
-  router.get('/login', page(deps, async (ctx) => {
-    const next = safeNext(ctx.query.next);
-    if (await currentSession(ctx, deps)) return afterLogin(ctx, next);
-    loginForm(ctx, deps, { next });
-  }));
+  router.get(
+    '/login',
+    page(deps, async (ctx) => {
+      const next = safeNext(ctx.query.next);
+      if (await currentSession(ctx, deps)) return afterLogin(ctx, next);
+      loginForm(ctx, deps, { next });
+    }),
+  );
 
-  router.post('/login', page(deps, async (ctx) => {
-    const form = await readForm(ctx);
-    const next = safeNext(field(form, 'next'));
-    const username = field(form, 'username');
-    if (!anonymousCsrfValid(ctx, field(form, 'csrf_token'), deps.now())) {
-      return loginForm(ctx, deps, { username, next, error: EXPIRED_FORM, status: 403 });
-    }
-    const result = await attemptSignIn(deps.db, {
-      username,
-      password: field(form, 'password'),
-      address: clientAddress(ctx),
-      trustedDevice: trustedDeviceOf(ctx, deps, username),
-      now: deps.now(),
-    });
-    if ('throttled' in result) {
-      return loginForm(ctx, deps, { username, next, status: 429, error: throttledMessage(ctx, 'Too many failed attempts.', result.throttled) });
-    }
-    if ('wrongCredentials' in result) return loginForm(ctx, deps, { username, next, error: WRONG_CREDENTIALS, status: 400 });
-    await startSession(ctx, deps, result.user.id);
-    rememberDevice(ctx, deps, result.user.username);
-    afterLogin(ctx, next);
-  }));
+  router.post(
+    '/login',
+    page(deps, async (ctx) => {
+      const form = await readForm(ctx);
+      const next = safeNext(field(form, 'next'));
+      const username = field(form, 'username');
+      if (!anonymousCsrfValid(ctx, field(form, 'csrf_token'), deps.now())) {
+        return loginForm(ctx, deps, { username, next, error: EXPIRED_FORM, status: 403 });
+      }
+      const result = await attemptSignIn(deps.db, {
+        username,
+        password: field(form, 'password'),
+        address: clientAddress(ctx),
+        trustedDevice: trustedDeviceOf(ctx, deps, username),
+        now: deps.now(),
+      });
+      if ('throttled' in result) {
+        return loginForm(ctx, deps, { username, next, status: 429, error: throttledMessage(ctx, 'Too many failed attempts.', result.throttled) });
+      }
+      if ('wrongCredentials' in result) return loginForm(ctx, deps, { username, next, error: WRONG_CREDENTIALS, status: 400 });
+      await startSession(ctx, deps, result.user.id);
+      rememberDevice(ctx, deps, result.user.username);
+      afterLogin(ctx, next);
+    }),
+  );
 
-  router.get('/signup', page(deps, async (ctx) => {
-    const next = safeNext(ctx.query.next);
-    if (await currentSession(ctx, deps)) return afterLogin(ctx, next);
-    signupForm(ctx, deps, { next });
-  }));
+  router.get(
+    '/signup',
+    page(deps, async (ctx) => {
+      const next = safeNext(ctx.query.next);
+      if (await currentSession(ctx, deps)) return afterLogin(ctx, next);
+      signupForm(ctx, deps, { next });
+    }),
+  );
 
-  router.post('/signup', page(deps, async (ctx) => {
-    const form = await readForm(ctx);
-    const next = safeNext(field(form, 'next'));
-    const values = { username: field(form, 'username'), timezone: field(form, 'timezone') || 'UTC', next };
-    if (!anonymousCsrfValid(ctx, field(form, 'csrf_token'), deps.now())) return signupForm(ctx, deps, { ...values, error: EXPIRED_FORM, status: 403 });
-    const wait = await admitSignUp(deps.db, { address: clientAddress(ctx), perHour: deps.config.signUpsPerHour, now: deps.now() });
-    if (wait > 0) return signupForm(ctx, deps, { ...values, status: 429, error: throttledMessage(ctx, 'Too many sign-ups from your address.', wait) });
-    const password = field(form, 'password');
-    if (password !== field(form, 'password2')) return signupForm(ctx, deps, { ...values, error: 'The two passwords differ.', status: 400 });
-    try {
-      const { user } = await createUser(deps.db, { username: values.username, password, timezone: values.timezone }, deps.secretKey);
-      await startSession(ctx, deps, user.id);
-      rememberDevice(ctx, deps, user.username);
-    } catch (error) {
-      if (isInvalidInput(error)) return signupForm(ctx, deps, { ...values, error: error.detail, status: 400 });
-      throw error;
-    }
-    afterLogin(ctx, next);
-  }));
+  router.post(
+    '/signup',
+    page(deps, async (ctx) => {
+      const form = await readForm(ctx);
+      const next = safeNext(field(form, 'next'));
+      const values = { username: field(form, 'username'), timezone: field(form, 'timezone') || 'UTC', next };
+      if (!anonymousCsrfValid(ctx, field(form, 'csrf_token'), deps.now())) return signupForm(ctx, deps, { ...values, error: EXPIRED_FORM, status: 403 });
+      const wait = await admitSignUp(deps.db, { address: clientAddress(ctx), perHour: deps.config.signUpsPerHour, now: deps.now() });
+      if (wait > 0) return signupForm(ctx, deps, { ...values, status: 429, error: throttledMessage(ctx, 'Too many sign-ups from your address.', wait) });
+      const password = field(form, 'password');
+      if (password !== field(form, 'password2')) return signupForm(ctx, deps, { ...values, error: 'The two passwords differ.', status: 400 });
+      try {
+        const { user } = await createUser(deps.db, { username: values.username, password, timezone: values.timezone }, deps.secretKey);
+        await startSession(ctx, deps, user.id);
+        rememberDevice(ctx, deps, user.username);
+      } catch (error) {
+        if (isInvalidInput(error)) return signupForm(ctx, deps, { ...values, error: error.detail, status: 400 });
+        throw error;
+      }
+      afterLogin(ctx, next);
+    }),
+  );
 
-  router.post('/logout', page(deps, async (ctx) => {
-    const form = await readForm(ctx);
-    const session = await currentSession(ctx, deps);
-    if (session && !csrfTokenValid(session.csrfSecret, field(form, 'csrf_token'), deps.now())) {
-      throw new HttpError(403, 'This form has expired or did not come from Daybook. Go back, reload the page and try again.');
-    }
-    await endCurrentSession(ctx, deps);
-    ctx.status = 303;
-    ctx.redirect('/login');
-  }));
+  router.post(
+    '/logout',
+    page(deps, async (ctx) => {
+      const form = await readForm(ctx);
+      const session = await currentSession(ctx, deps);
+      if (session && !csrfTokenValid(session.csrfSecret, field(form, 'csrf_token'), deps.now())) {
+        throw new HttpError(403, 'This form has expired or did not come from Daybook. Go back, reload the page and try again.');
+      }
+      await endCurrentSession(ctx, deps);
+      ctx.status = 303;
+      ctx.redirect('/login');
+    }),
+  );
 }

@@ -19,7 +19,14 @@ import { navFor } from '../session';
 import { EVERYTHING, personOf, type Notice } from './data';
 
 /** The form to start tracking something by hand. */
-async function trackPage(ctx: Koa.Context, deps: Deps, session: Session, notice?: Notice, status = 200, typed: { label?: string; group?: string; value_type?: string; value_kind?: string } = {}): Promise<void> {
+async function trackPage(
+  ctx: Koa.Context,
+  deps: Deps,
+  session: Session,
+  notice?: Notice,
+  status = 200,
+  typed: { label?: string; group?: string; value_type?: string; value_kind?: string } = {},
+): Promise<void> {
   const nav = navFor(session, deps.now());
   const tracked = await trackedAttributes(deps, session.userId);
   const byTemplate = new Map(tracked.filter((a) => a.template).map((a) => [a.template as string, a]));
@@ -43,7 +50,8 @@ ${byHand.length > 0 ? html`<p>You track by hand: ${byHand.map((a, i) => html`${i
 <h2>Something Daybook knows</h2>
 <label for="template">Attribute</label>
 <select id="template" name="template">${templatesByGroup.map(
-      ({ group, templates }) => html`<optgroup label="${group.label}">${templates.map((t) => html`<option value="${t.name}">${t.label}${mark(t.name)}</option>`)}</optgroup>`,
+      ({ group, templates }) =>
+        html`<optgroup label="${group.label}">${templates.map((t) => html`<option value="${t.name}">${t.label}${mark(t.name)}</option>`)}</optgroup>`,
     )}</select>
 <p class="muted">Marked: what you already track, by hand or from an app.</p>
 <div class="actions"><button type="submit">Track it</button></div>
@@ -81,7 +89,9 @@ const VALUE_KINDS = [
 
 /** The person's active attributes (to mark what is already tracked). */
 async function trackedAttributes(deps: Deps, userId: number) {
-  return (await listAttributes(deps.db, { userId, visibility: EVERYTHING, filters: { includeLowPriority: true }, page: { limit: 1000, offset: 0 }, now: deps.now() })).results;
+  return (
+    await listAttributes(deps.db, { userId, visibility: EVERYTHING, filters: { includeLowPriority: true }, page: { limit: 1000, offset: 0 }, now: deps.now() })
+  ).results;
 }
 
 /** What the track form asks for, or a sentence saying what is missing. */
@@ -101,26 +111,31 @@ function trackRequestOf(form: Record<string, unknown>): TrackRequest | string {
   return { label, group: field(form, 'group'), valueType };
 }
 
-
 export function trackPages(router: Router, deps: Deps): void {
-  router.get('/data/track', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    await trackPage(ctx, deps, session);
-  }));
+  router.get(
+    '/data/track',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      await trackPage(ctx, deps, session);
+    }),
+  );
 
-  router.post('/data/track', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    const form = await readForm(ctx);
-    assertCsrf(session, form, deps.now());
-    const person = await personOf(deps, session);
-    const request = trackRequestOf(form);
-    const typed = { label: field(form, 'label'), group: field(form, 'group'), value_type: field(form, 'value_type'), value_kind: field(form, 'value_kind') };
-    if (typeof request === 'string') return trackPage(ctx, deps, session, { text: request, error: true }, 400, typed);
-    const result = await trackByHand(deps.db, person, request, deps.now());
-    if (!result.ok) return trackPage(ctx, deps, session, { text: result.problem, error: true }, 400, typed);
-    ctx.status = 303;
-    ctx.redirect(`/data?${new URLSearchParams({ notice: 'tracking', attribute: result.name })}#attribute-${encodeURIComponent(result.name)}`);
-  }));
+  router.post(
+    '/data/track',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      const form = await readForm(ctx);
+      assertCsrf(session, form, deps.now());
+      const person = await personOf(deps, session);
+      const request = trackRequestOf(form);
+      const typed = { label: field(form, 'label'), group: field(form, 'group'), value_type: field(form, 'value_type'), value_kind: field(form, 'value_kind') };
+      if (typeof request === 'string') return trackPage(ctx, deps, session, { text: request, error: true }, 400, typed);
+      const result = await trackByHand(deps.db, person, request, deps.now());
+      if (!result.ok) return trackPage(ctx, deps, session, { text: result.problem, error: true }, 400, typed);
+      ctx.status = 303;
+      ctx.redirect(`/data?${new URLSearchParams({ notice: 'tracking', attribute: result.name })}#attribute-${encodeURIComponent(result.name)}`);
+    }),
+  );
 }

@@ -33,7 +33,9 @@ function sessionsCard(sessions: SessionSummary[], current: Session, csrf: string
   return html`<div class="card"><h2>Where you are logged in</h2>
 <table><thead><tr><th>Browser</th><th>Logged in</th><th>Last active</th><th><span class="visually-hidden">End</span></th></tr></thead>
 <tbody>${sessions.map(
-    (s) => html`<tr class="session"><td>${s.userAgent || html`<span class="muted">Unknown browser</span>`}</td><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td>
+    (
+      s,
+    ) => html`<tr class="session"><td>${s.userAgent || html`<span class="muted">Unknown browser</span>`}</td><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td>
 <td>${s.idHash === current.idHash ? html`<strong>This browser</strong>` : html`<form method="post" action="/settings/account/sessions/end"><input type="hidden" name="csrf_token" value="${csrf}"><input type="hidden" name="session" value="${s.idHash}"><button type="submit" class="secondary">Log out</button></form>`}</td></tr>`,
   )}</tbody></table>
 ${sessions.length > 1 ? html`<form method="post" action="/settings/account/sessions/end-others" class="actions"><input type="hidden" name="csrf_token" value="${csrf}"><button type="submit" class="secondary">Log out everywhere else</button></form>` : ''}
@@ -112,7 +114,13 @@ function tooManyWrong(seconds: number): string {
  * guess it; the session proves this browser signed in to the account, so it is the trusted device.
  * Answers undefined when it is right, else the refusal to show (a 429 sets Retry-After).
  */
-async function refuseCurrentPassword(ctx: Koa.Context, deps: Deps, session: Session, password: string, wrong: string): Promise<{ text: string; status: number } | undefined> {
+async function refuseCurrentPassword(
+  ctx: Koa.Context,
+  deps: Deps,
+  session: Session,
+  password: string,
+  wrong: string,
+): Promise<{ text: string; status: number } | undefined> {
   const result = await attemptSignIn(deps.db, {
     username: session.username,
     password,
@@ -137,62 +145,88 @@ function noticeOf(query: Koa.Context['query']): string | undefined {
 }
 
 export function yourAccountPages(router: Router, deps: Deps): void {
-  router.get('/settings/account', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    await accountPage(ctx, deps, session, undefined, 200, noticeOf(ctx.query));
-  }));
+  router.get(
+    '/settings/account',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      await accountPage(ctx, deps, session, undefined, 200, noticeOf(ctx.query));
+    }),
+  );
 
-  router.post('/settings/account/password', formPage(deps, async (ctx, session, form) => {
-    const refuse = (text: string, status: number) => accountPage(ctx, deps, session, { form: 'password', text }, status);
-    const newPassword = field(form, 'new_password');
-    if (newPassword !== field(form, 'repeat_password')) return refuse('The two new passwords differ.', 400);
-    try {
-      validatePassword(newPassword);
-    } catch (error) {
-      if (isInvalidInput(error)) return refuse(error.detail, 400);
-      throw error;
-    }
-    const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'current_password'), 'Your current password is incorrect.');
-    if (refused) return refuse(refused.text, refused.status);
-    const ended = await setPassword(deps.db, session.userId, newPassword, session.idHash);
-    ctx.status = 303;
-    ctx.redirect(`/settings/account?password=changed&ended=${ended}`);
-  }));
+  router.post(
+    '/settings/account/password',
+    formPage(deps, async (ctx, session, form) => {
+      const refuse = (text: string, status: number) => accountPage(ctx, deps, session, { form: 'password', text }, status);
+      const newPassword = field(form, 'new_password');
+      if (newPassword !== field(form, 'repeat_password')) return refuse('The two new passwords differ.', 400);
+      try {
+        validatePassword(newPassword);
+      } catch (error) {
+        if (isInvalidInput(error)) return refuse(error.detail, 400);
+        throw error;
+      }
+      const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'current_password'), 'Your current password is incorrect.');
+      if (refused) return refuse(refused.text, refused.status);
+      const ended = await setPassword(deps.db, session.userId, newPassword, session.idHash);
+      ctx.status = 303;
+      ctx.redirect(`/settings/account?password=changed&ended=${ended}`);
+    }),
+  );
 
-  router.post('/settings/account/sessions/end', formPage(deps, async (ctx, session, form) => {
-    const ended = await endSessionOf(deps.db, session.userId, field(form, 'session'));
-    ctx.status = 303;
-    ctx.redirect(ended ? '/settings/account?ended=1' : '/settings/account');
-  }));
+  router.post(
+    '/settings/account/sessions/end',
+    formPage(deps, async (ctx, session, form) => {
+      const ended = await endSessionOf(deps.db, session.userId, field(form, 'session'));
+      ctx.status = 303;
+      ctx.redirect(ended ? '/settings/account?ended=1' : '/settings/account');
+    }),
+  );
 
-  router.post('/settings/account/sessions/end-others', formPage(deps, async (ctx, session) => {
-    const ended = await endOtherSessions(deps.db, session.userId, session.idHash);
-    ctx.status = 303;
-    ctx.redirect(`/settings/account?ended=${ended}`);
-  }));
+  router.post(
+    '/settings/account/sessions/end-others',
+    formPage(deps, async (ctx, session) => {
+      const ended = await endOtherSessions(deps.db, session.userId, session.idHash);
+      ctx.status = 303;
+      ctx.redirect(`/settings/account?ended=${ended}`);
+    }),
+  );
 
-  router.get('/settings/account/export/values.csv', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    download(ctx, `daybook-${session.username}-${localDate(deps.now(), 'UTC')}-values.csv`, 'text/csv; charset=utf-8', valuesCsv(deps.db, session.userId));
-  }));
+  router.get(
+    '/settings/account/export/values.csv',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      download(ctx, `daybook-${session.username}-${localDate(deps.now(), 'UTC')}-values.csv`, 'text/csv; charset=utf-8', valuesCsv(deps.db, session.userId));
+    }),
+  );
 
-  router.get('/settings/account/export/data.json', page(deps, async (ctx) => {
-    const session = await requireSession(ctx, deps);
-    if (!session) return;
-    download(ctx, `daybook-${session.username}-${localDate(deps.now(), 'UTC')}.json`, 'application/json; charset=utf-8', accountJson(deps.db, session.userId, deps.now()));
-  }));
+  router.get(
+    '/settings/account/export/data.json',
+    page(deps, async (ctx) => {
+      const session = await requireSession(ctx, deps);
+      if (!session) return;
+      download(
+        ctx,
+        `daybook-${session.username}-${localDate(deps.now(), 'UTC')}.json`,
+        'application/json; charset=utf-8',
+        accountJson(deps.db, session.userId, deps.now()),
+      );
+    }),
+  );
 
-  router.post('/settings/account/delete', formPage(deps, async (ctx, session, form) => {
-    if (field(form, 'confirm').trim() !== session.username) {
-      return accountPage(ctx, deps, session, { form: 'delete', text: `Type your user name, ${session.username}, exactly, to confirm.` }, 400);
-    }
-    const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'password'), 'The password is incorrect.');
-    if (refused) return accountPage(ctx, deps, session, { form: 'delete', text: refused.text }, refused.status);
-    await deleteAccount(deps.db, session.userId);
-    await endCurrentSession(ctx, deps);
-    ctx.state.webSession = undefined;
-    await messagePage(ctx, deps, { title: 'Account deleted', message: `The account ${session.username} and everything in it have been deleted.` });
-  }));
+  router.post(
+    '/settings/account/delete',
+    formPage(deps, async (ctx, session, form) => {
+      if (field(form, 'confirm').trim() !== session.username) {
+        return accountPage(ctx, deps, session, { form: 'delete', text: `Type your user name, ${session.username}, exactly, to confirm.` }, 400);
+      }
+      const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'password'), 'The password is incorrect.');
+      if (refused) return accountPage(ctx, deps, session, { form: 'delete', text: refused.text }, refused.status);
+      await deleteAccount(deps.db, session.userId);
+      await endCurrentSession(ctx, deps);
+      ctx.state.webSession = undefined;
+      await messagePage(ctx, deps, { title: 'Account deleted', message: `The account ${session.username} and everything in it have been deleted.` });
+    }),
+  );
 }

@@ -22,9 +22,10 @@ function freshAddress(): Record<string, string> {
 
 function multipart(fields: Record<string, string>): { raw: string; headers: Record<string, string> } {
   const boundary = '----daybook-test-boundary';
-  const raw = Object.entries(fields)
-    .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
-    .join('') + `--${boundary}--\r\n`;
+  const raw =
+    Object.entries(fields)
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join('') + `--${boundary}--\r\n`;
   return { raw, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` } };
 }
 
@@ -78,7 +79,8 @@ describe.each(['/api/1/auth/simple-token/', '/api/2/auth/simple-token/'])('POST 
 });
 
 describe('sign-in throttling of the simple-token endpoint', () => {
-  const attempt = (headers: Record<string, string>, username: string, password: string) => app.post('/api/1/auth/simple-token/', { headers, form: { username, password } });
+  const attempt = (headers: Record<string, string>, username: string, password: string) =>
+    app.post('/api/1/auth/simple-token/', { headers, form: { username, password } });
 
   test('the 6th failure in 15 minutes for one account from one address is 429 with Retry-After, even with the correct password', async () => {
     const { user, password } = await makeUser(app);

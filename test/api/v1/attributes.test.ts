@@ -69,9 +69,16 @@ describe('GET /api/1/users/:username/attributes/', () => {
     expect(res.status).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
     expect(attributeNames(res.body)).toEqual(['steps', 'steps_distance', 'mood', 'mood_note', 'sleep']);
-    for (const attribute of res.body) expect(attribute.values.map((v: { date: string }) => v.date)).toEqual([
-      '2026-11-22', '2026-11-21', '2026-11-20', '2026-11-19', '2026-11-18', '2026-11-17', '2026-11-16',
-    ]);
+    for (const attribute of res.body)
+      expect(attribute.values.map((v: { date: string }) => v.date)).toEqual([
+        '2026-11-22',
+        '2026-11-21',
+        '2026-11-20',
+        '2026-11-19',
+        '2026-11-18',
+        '2026-11-17',
+        '2026-11-16',
+      ]);
   });
 
   test('every day of the range is listed, null where there is no data, newest first', async () => {
@@ -92,9 +99,30 @@ describe('GET /api/1/users/:username/attributes/', () => {
   test('each attribute is the v1 object: name, label, group, owning service as a string, private flag', async () => {
     const res = await app.get('/api/1/users/$self/attributes/?attributes=steps,mood,mood_note&limit=1', { token });
     expect(res.body).toEqual([
-      { attribute: 'steps', label: 'Steps', group: { name: 'activity', label: 'Activity', priority: 1 }, service: client.client_id, private: false, values: [{ date: TODAY, value: 8412 }] },
-      { attribute: 'mood', label: 'Mood', group: { name: 'mood', label: 'Mood', priority: 3 }, service: '', private: true, values: [{ date: TODAY, value: 7 }] },
-      { attribute: 'mood_note', label: expect.any(String), group: { name: 'mood', label: 'Mood', priority: 3 }, service: '', private: false, values: [{ date: TODAY, value: null }] },
+      {
+        attribute: 'steps',
+        label: 'Steps',
+        group: { name: 'activity', label: 'Activity', priority: 1 },
+        service: client.client_id,
+        private: false,
+        values: [{ date: TODAY, value: 8412 }],
+      },
+      {
+        attribute: 'mood',
+        label: 'Mood',
+        group: { name: 'mood', label: 'Mood', priority: 3 },
+        service: '',
+        private: true,
+        values: [{ date: TODAY, value: 7 }],
+      },
+      {
+        attribute: 'mood_note',
+        label: expect.any(String),
+        group: { name: 'mood', label: 'Mood', priority: 3 },
+        service: '',
+        private: false,
+        values: [{ date: TODAY, value: null }],
+      },
     ]);
   });
 
@@ -122,14 +150,21 @@ describe('GET /api/1/users/:username/attributes/', () => {
 
   test('date_max moves the range; a date_max that is no date is 400', async () => {
     const res = await app.get('/api/1/users/$self/attributes/?attributes=steps&date_max=2026-11-20&limit=2', { token });
-    expect(valuesOf(res.body, 'steps')).toEqual([{ date: '2026-11-20', value: 10233 }, { date: '2026-11-19', value: null }]);
+    expect(valuesOf(res.body, 'steps')).toEqual([
+      { date: '2026-11-20', value: 10233 },
+      { date: '2026-11-19', value: null },
+    ]);
     expect((await app.get('/api/1/users/$self/attributes/?date_max=2026-02-30', { token })).status).toBe(400);
     expect((await app.get('/api/1/users/$self/attributes/?date_max=0000-01-01', { token })).status).toBe(400);
   });
 
   test('groups and attributes filter; named inactive or low-priority attributes are listed; empty filters are ignored', async () => {
     expect(attributeNames((await app.get('/api/1/users/$self/attributes/?groups=mood', { token })).body)).toEqual(['mood', 'mood_note']);
-    expect(attributeNames((await app.get('/api/1/users/$self/attributes/?attributes=floors,sodium,steps', { token })).body)).toEqual(['steps', 'floors', 'sodium']);
+    expect(attributeNames((await app.get('/api/1/users/$self/attributes/?attributes=floors,sodium,steps', { token })).body)).toEqual([
+      'steps',
+      'floors',
+      'sodium',
+    ]);
     expect(attributeNames((await app.get('/api/1/users/$self/attributes/?groups=&attributes=', { token })).body)).toHaveLength(5);
     expect((await app.get('/api/1/users/$self/attributes/?groups=nonsense', { token })).body).toEqual([]);
   });
@@ -210,7 +245,10 @@ describe('GET /api/1/users/:username/attributes/:attribute/', () => {
   test('date_max is the newest date listed, inclusive; before the first value the list is empty', async () => {
     const res = await app.get('/api/1/users/$self/attributes/steps/?date_max=2026-11-23&limit=2', { token });
     expect(res.body.count).toBe(32);
-    expect(res.body.results).toEqual([{ date: '2026-11-23', value: 99 }, { date: '2026-11-22', value: 8412 }]);
+    expect(res.body.results).toEqual([
+      { date: '2026-11-23', value: 99 },
+      { date: '2026-11-22', value: 8412 },
+    ]);
     const first = await app.get('/api/1/users/$self/attributes/steps/?date_max=2026-10-23', { token });
     expect(first.body).toEqual({ count: 1, next: null, previous: null, results: [{ date: '2026-10-23', value: 5 }] });
     const before = await app.get('/api/1/users/$self/attributes/steps/?date_max=2026-10-22', { token });
@@ -218,10 +256,20 @@ describe('GET /api/1/users/:username/attributes/:attribute/', () => {
   });
 
   test('the earliest dates are fine: the range stops at 0001-01-01', async () => {
-    const [early] = await addAttributes(app, person.id, [{ name: 'floors_early', template: null, label: 'Early floors', group: 'activity', value_type: 0, priority: 20 }]);
+    const [early] = await addAttributes(app, person.id, [
+      { name: 'floors_early', template: null, label: 'Early floors', group: 'activity', value_type: 0, priority: 20 },
+    ]);
     await addValues(app, person.id, early, { '0001-01-02': 3 });
     const res = await app.get('/api/1/users/$self/attributes/floors_early/?date_max=0001-01-03&limit=5', { token });
-    expect(res.body).toEqual({ count: 2, next: null, previous: null, results: [{ date: '0001-01-03', value: null }, { date: '0001-01-02', value: 3 }] });
+    expect(res.body).toEqual({
+      count: 2,
+      next: null,
+      previous: null,
+      results: [
+        { date: '0001-01-03', value: null },
+        { date: '0001-01-02', value: 3 },
+      ],
+    });
     expect((await app.get('/api/1/users/$self/attributes/floors_early/?date_max=0001-01-03&limit=1&page=999999999', { token })).status).toBe(404);
   });
 

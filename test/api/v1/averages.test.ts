@@ -97,7 +97,9 @@ describe('GET /api/1/users/:username/averages/attribute/:attribute/', () => {
   });
 
   test('limit, date_min and date_max bound the page and the sets’ dates (inclusive)', async () => {
-    const res = await app.get(`/api/1/users/$self/averages/attribute/steps/?limit=2&date_min=${addDays(LATEST, -28)}&date_max=${addDays(LATEST, -7)}`, { token });
+    const res = await app.get(`/api/1/users/$self/averages/attribute/steps/?limit=2&date_min=${addDays(LATEST, -28)}&date_max=${addDays(LATEST, -7)}`, {
+      token,
+    });
     expect(res.body.count).toBe(4);
     expect(res.body.results.map((a: { date: string }) => a.date)).toEqual([addDays(LATEST, -7), addDays(LATEST, -14)]);
     const clamped = await app.get('/api/1/users/$self/averages/attribute/steps/?limit=500', { token });

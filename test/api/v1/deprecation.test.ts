@@ -95,7 +95,9 @@ describe('version 1 says it is deprecated', () => {
   });
 
   test('the version 1 document declares both fields on every operation under /api/1/users/, and no Sunset', () => {
-    const document = loadBundle('v1') as unknown as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+    const document = loadBundle('v1') as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+    };
     const operations = Object.entries(document.paths).filter(([path]) => path.startsWith('/api/1/users/'));
     expect(operations).toHaveLength(8);
     for (const [path, item] of operations) {

@@ -30,7 +30,12 @@ interface V1Insight {
 const dates = (results: V1Insight[]) => results.map((i) => i.created.slice(0, 10));
 
 /** Stores one insight created at 06:00:12.345 UTC on `day` (milliseconds included, as the jobs write them). */
-async function addInsight(userId: number, attribute: SeededAttribute, day: string, fields: { type?: string; value?: string | null; value2?: string | null; comment?: string | null } = {}): Promise<void> {
+async function addInsight(
+  userId: number,
+  attribute: SeededAttribute,
+  day: string,
+  fields: { type?: string; value?: string | null; value2?: string | null; comment?: string | null } = {},
+): Promise<void> {
   const type = fields.type ?? `${attribute.name}_best_day_month`;
   await app.db('insights').insert({
     user_id: userId,
@@ -100,7 +105,9 @@ describe('GET /api/1/users/:username/insights/', () => {
       value2: '9120',
       comment: null,
     });
-    const mood = (await app.get('/api/1/users/$self/insights/?date_min=2026-11-20&date_max=2026-11-20', { token })).body.results.find((i: V1Insight) => i.type.attribute.name === 'mood');
+    const mood = (await app.get('/api/1/users/$self/insights/?date_min=2026-11-20&date_max=2026-11-20', { token })).body.results.find(
+      (i: V1Insight) => i.type.attribute.name === 'mood',
+    );
     expect(mood).toMatchObject({ value: null, value2: null, comment: 'A calm week.' });
   });
 
@@ -117,7 +124,10 @@ describe('GET /api/1/users/:username/insights/', () => {
     const res = await app.get('/api/1/users/$self/insights/?date_min=2026-11-19&date_max=2026-11-20', { token });
     expect(res.body.results.map((i: V1Insight) => `${i.created.slice(0, 10)}:${i.type.attribute.name}`)).toEqual([
       // Insights created at the same time: the one stored last first.
-      '2026-11-20:mood', '2026-11-20:steps', '2026-11-19:sleep', '2026-11-19:steps',
+      '2026-11-20:mood',
+      '2026-11-20:steps',
+      '2026-11-19:sleep',
+      '2026-11-19:steps',
     ]);
     expect(res.body.count).toBe(4);
   });
@@ -195,12 +205,23 @@ describe('insights from the insight jobs', () => {
     const v2 = await app.get('/api/2/insights/', { token: made.simpleToken });
     expect(v1.body.count).toBeGreaterThan(0);
     expect(v1.body.count).toBe(v2.body.count);
-    const stored = await app.db('insights').where({ user_id: made.user.id }).orderBy([{ column: 'created', order: 'desc' }, { column: 'id', order: 'desc' }]).select('value', 'value2', 'comment');
+    const stored = await app
+      .db('insights')
+      .where({ user_id: made.user.id })
+      .orderBy([
+        { column: 'created', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .select('value', 'value2', 'comment');
     expect(v1.body.results.map((i: V1Insight) => ({ value: i.value, value2: i.value2, comment: i.comment }))).toEqual(stored);
     expect(stored.some((row: { value: string | null }) => row.value !== null)).toBe(true);
     for (const [index, insight] of v1.body.results.entries()) {
       const { value_type: _t, value_type_description: _d, ...attribute } = v2.body.results[index].type.attribute;
-      expect(insight).toMatchObject({ created: v2.body.results[index].created, text: v2.body.results[index].text, type: { ...v2.body.results[index].type, attribute } });
+      expect(insight).toMatchObject({
+        created: v2.body.results[index].created,
+        text: v2.body.results[index].text,
+        type: { ...v2.body.results[index].type, attribute },
+      });
     }
   });
 });

@@ -27,7 +27,10 @@ beforeAll(async () => {
   const a = await makeUser(app, { username: `Alice_${process.pid}`, timezone: 'Pacific/Auckland' });
   alice = a.user;
   aliceToken = a.simpleToken;
-  await app.db('users').where({ id: alice.id }).update({ first_name: 'Alice', last_name: 'Liddell', bio: 'Counting steps.', url: 'https://alice.example.org/' });
+  await app
+    .db('users')
+    .where({ id: alice.id })
+    .update({ first_name: 'Alice', last_name: 'Liddell', bio: 'Counting steps.', url: 'https://alice.example.org/' });
   bob = (await makeUser(app, { username: `bob_${process.pid}`, timezone: 'America/New_York' })).user;
   await app.db('users').where({ id: bob.id }).update({ first_name: 'Bob', imperial_distance: true, imperial_weight: true, imperial_liquid: true });
   const c = await makeUser(app, { username: `carol_${process.pid}` });
@@ -177,8 +180,26 @@ describe('GET /api/1/users/:username/today/', () => {
     label: 'Activity',
     priority: 1,
     items: [
-      { attribute: 'steps', label: 'Steps', value: 4210, service: 'step-counter', priority: 1, private: false, value_type: 0, value_type_description: 'Integer' },
-      { attribute: 'steps_distance', label: 'Distance', value: 3.25, service: 'step-counter', priority: 3, private: false, value_type: 1, value_type_description: 'Float' },
+      {
+        attribute: 'steps',
+        label: 'Steps',
+        value: 4210,
+        service: 'step-counter',
+        priority: 1,
+        private: false,
+        value_type: 0,
+        value_type_description: 'Integer',
+      },
+      {
+        attribute: 'steps_distance',
+        label: 'Distance',
+        value: 3.25,
+        service: 'step-counter',
+        priority: 3,
+        private: false,
+        value_type: 1,
+        value_type_description: 'Float',
+      },
     ],
   };
 
@@ -207,7 +228,18 @@ describe('GET /api/1/users/:username/today/', () => {
       group: 'sleep',
       label: 'Sleep',
       priority: 4,
-      items: [{ attribute: 'sleep', label: expect.any(String), value: null, service: '', priority: expect.any(Number), private: false, value_type: 3, value_type_description: 'Period (minutes as integer)' }],
+      items: [
+        {
+          attribute: 'sleep',
+          label: expect.any(String),
+          value: null,
+          service: '',
+          priority: expect.any(Number),
+          private: false,
+          value_type: 3,
+          value_type_description: 'Period (minutes as integer)',
+        },
+      ],
     });
   });
 

@@ -104,7 +104,12 @@ describe('GET /api/2/attributes/', () => {
   });
 
   test('groups keeps the named groups; an unknown group is an empty list, not an error', async () => {
-    expect(names((await app.get('/api/2/attributes/?groups=mood,activity', { token: ownerToken })).body)).toEqual(['steps', 'active_energy', 'mood', 'mood_note']);
+    expect(names((await app.get('/api/2/attributes/?groups=mood,activity', { token: ownerToken })).body)).toEqual([
+      'steps',
+      'active_energy',
+      'mood',
+      'mood_note',
+    ]);
     const unknown = await app.get('/api/2/attributes/?groups=astrology', { token: ownerToken });
     expect(unknown.status).toBe(200);
     expect(unknown.body).toEqual({ count: 0, next: null, previous: null, results: [] });
@@ -119,7 +124,9 @@ describe('GET /api/2/attributes/', () => {
 
   test('naming an attribute does not bring back an inactive or low-priority one: the include flags do', async () => {
     expect(names((await app.get('/api/2/attributes/?attributes=floors,sodium', { token: ownerToken })).body)).toEqual([]);
-    expect(names((await app.get('/api/2/attributes/?attributes=floors,sodium&include_inactive=true&include_low_priority=true', { token: ownerToken })).body)).toEqual(['floors', 'sodium']);
+    expect(
+      names((await app.get('/api/2/attributes/?attributes=floors,sodium&include_inactive=true&include_low_priority=true', { token: ownerToken })).body),
+    ).toEqual(['floors', 'sodium']);
   });
 
   test('exclude_custom=true drops every attribute created without a template', async () => {
@@ -131,8 +138,20 @@ describe('GET /api/2/attributes/', () => {
   test('manual=true lists only manual attributes, manual=false leaves them out, absent lists both', async () => {
     expect(names((await app.get('/api/2/attributes/?manual=true', { token: ownerToken })).body)).toEqual(['mood', 'weight', 'went_running']);
     expect(names((await app.get('/api/2/attributes/?manual=1', { token: ownerToken })).body)).toEqual(['mood', 'weight', 'went_running']);
-    expect(names((await app.get('/api/2/attributes/?manual=false', { token: ownerToken })).body)).toEqual(['steps', 'active_energy', 'mood_note', 'sleep', 'custom']);
-    expect(names((await app.get('/api/2/attributes/?manual=0', { token: ownerToken })).body)).toEqual(['steps', 'active_energy', 'mood_note', 'sleep', 'custom']);
+    expect(names((await app.get('/api/2/attributes/?manual=false', { token: ownerToken })).body)).toEqual([
+      'steps',
+      'active_energy',
+      'mood_note',
+      'sleep',
+      'custom',
+    ]);
+    expect(names((await app.get('/api/2/attributes/?manual=0', { token: ownerToken })).body)).toEqual([
+      'steps',
+      'active_energy',
+      'mood_note',
+      'sleep',
+      'custom',
+    ]);
   });
 
   test('include_inactive adds attributes with active false', async () => {
@@ -149,9 +168,13 @@ describe('GET /api/2/attributes/', () => {
   test('filters combine: groups, manual, include flags and exclude_custom together', async () => {
     const manualHealth = await app.get('/api/2/attributes/?groups=health,mood&manual=true&include_low_priority=true', { token: ownerToken });
     expect(names(manualHealth.body)).toEqual(['mood', 'weight', 'meditation']);
-    const templatedManualHealth = await app.get('/api/2/attributes/?groups=health,mood&manual=true&include_low_priority=true&exclude_custom=true', { token: ownerToken });
+    const templatedManualHealth = await app.get('/api/2/attributes/?groups=health,mood&manual=true&include_low_priority=true&exclude_custom=true', {
+      token: ownerToken,
+    });
     expect(names(templatedManualHealth.body)).toEqual(['mood', 'weight']);
-    const everything = await app.get('/api/2/attributes/?include_inactive=1&include_low_priority=1&groups=activity,food&attributes=floors,sodium,steps', { token: ownerToken });
+    const everything = await app.get('/api/2/attributes/?include_inactive=1&include_low_priority=1&groups=activity,food&attributes=floors,sodium,steps', {
+      token: ownerToken,
+    });
     expect(names(everything.body)).toEqual(['steps', 'floors', 'sodium']);
     expect(everything.body.count).toBe(3);
   });
@@ -199,9 +222,11 @@ describe('paging /api/2/attributes/', () => {
   beforeAll(async () => {
     const made = await makeUser(app);
     pagedToken = made.simpleToken;
-    await app.db('attributes').insert(
-      TAGS.map((name) => ({ user_id: made.user.id, name, label: name, template_name: null, group_name: 'custom', value_type: 0, priority: 2, manual: true })),
-    );
+    await app
+      .db('attributes')
+      .insert(
+        TAGS.map((name) => ({ user_id: made.user.id, name, label: name, template_name: null, group_name: 'custom', value_type: 0, priority: 2, manual: true })),
+      );
   });
 
   test('the first page has next (keeping the other parameters) and no previous', async () => {

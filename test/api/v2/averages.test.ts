@@ -68,7 +68,9 @@ describe('GET /api/2/averages/', () => {
       // Named, it is still not part of the newest set; its history is there with include_historical.
       expect((await app.get('/api/2/averages/?attributes=coffees', { token })).body.count).toBe(0);
       const history = await app.get('/api/2/averages/?attributes=coffees&include_historical=1', { token });
-      expect(history.body.results).toEqual([{ attribute: 'coffees', date: '2026-08-10', overall: 2, monday: 2, tuesday: 3, wednesday: 2, thursday: 2, friday: 2, saturday: 2, sunday: 2 }]);
+      expect(history.body.results).toEqual([
+        { attribute: 'coffees', date: '2026-08-10', overall: 2, monday: 2, tuesday: 3, wednesday: 2, thursday: 2, friday: 2, saturday: 2, sunday: 2 },
+      ]);
       // date_max picks the newest set up to it: the summer week, one date again.
       const august = await app.get('/api/2/averages/?date_max=2026-08-31', { token });
       expect(new Set(august.body.results.map((a: { date: string }) => a.date))).toEqual(new Set(['2026-08-10']));

@@ -15,8 +15,20 @@ let token: string;
 const NOW = new Date('2026-11-20T12:00:00Z'); // a Friday; the week's Monday is 2026-11-16
 const WEEK = '2026-11-16';
 const TEMPLATES = [
-  'steps', 'active_energy', 'sleep', 'mood', 'coffees', 'alcoholic_drinks', 'sleep_awakenings',
-  'weather_temp_max', 'weather_temp_min', 'water', 'tracks', 'weight', 'workouts', 'mood_note',
+  'steps',
+  'active_energy',
+  'sleep',
+  'mood',
+  'coffees',
+  'alcoholic_drinks',
+  'sleep_awakenings',
+  'weather_temp_max',
+  'weather_temp_min',
+  'water',
+  'tracks',
+  'weight',
+  'workouts',
+  'mood_note',
 ];
 
 interface Correlation {
@@ -67,7 +79,9 @@ describe('GET /api/2/correlations/', () => {
   test('finds every relationship the demo generator planted, with its direction and offset, and none it did not at p < 0.001 beyond chance', async () => {
     const results = await all('/api/2/correlations/', { token });
     for (const planted of PLANTED_RELATIONSHIPS) {
-      const found = results.find((c) => isPlanted(c) && [c.attribute, c.attribute2].includes(planted.attribute) && [c.attribute, c.attribute2].includes(planted.attribute2));
+      const found = results.find(
+        (c) => isPlanted(c) && [c.attribute, c.attribute2].includes(planted.attribute) && [c.attribute, c.attribute2].includes(planted.attribute2),
+      );
       expect(found).toBeDefined();
       expect(Math.sign(found!.value)).toBe(planted.direction === 'positive' ? 1 : -1);
       expect(found!.stars).toBe(5);

@@ -44,13 +44,23 @@ async function seedPerson(timezone: string): Promise<{ user: User; simpleToken: 
   const made = await makeUser(app, { timezone });
   // Steps: 8000 a day, a record 12,000 yesterday, 10,600 so far today.
   const steps = await addAttribute(app, made.user.id, { name: 'steps' });
-  await addValues(app, made.user.id, steps, days((ago) => (ago === 0 ? 10600 : ago === 1 ? 12000 : 8000)));
+  await addValues(
+    app,
+    made.user.id,
+    steps,
+    days((ago) => (ago === 0 ? 10600 : ago === 1 ? 12000 : 8000)),
+  );
   // Water: 2,200 ml a day in October, 2,000 otherwise.
   const water = await addAttribute(app, made.user.id, { name: 'water' });
-  await addValues(app, made.user.id, water, days((ago) => {
-    const date = addDays(TODAY, -ago);
-    return date.startsWith('2026-10') ? 2200 : 2000;
-  }));
+  await addValues(
+    app,
+    made.user.id,
+    water,
+    days((ago) => {
+      const date = addDays(TODAY, -ago);
+      return date.startsWith('2026-10') ? 2200 : 2000;
+    }),
+  );
   return made;
 }
 

@@ -15,7 +15,10 @@ const dates = (body: { results: Array<{ date: string }> }) => body.results.map((
 const STEPS: Record<string, number> = {};
 for (let i = 0; i < 150; i++) if (i % 3 !== 2) STEPS[addDays('2026-11-22', -i)] = 1000 + i;
 STEPS['2026-11-25'] = 77;
-const STORED_UP_TO_TODAY = Object.keys(STEPS).filter((d) => d <= '2026-11-22').sort().reverse();
+const STORED_UP_TO_TODAY = Object.keys(STEPS)
+  .filter((d) => d <= '2026-11-22')
+  .sort()
+  .reverse();
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -54,7 +57,10 @@ describe('GET /api/2/attributes/values/', () => {
   test('date_max defaults to the person’s today and is inclusive when given', async () => {
     expect(dates((await app.get('/api/2/attributes/values/?attribute=steps&limit=1', { token })).body)).toEqual(['2026-11-22']);
     const future = await app.get('/api/2/attributes/values/?attribute=steps&limit=2&date_max=2026-12-31', { token });
-    expect(future.body.results).toEqual([{ date: '2026-11-25', value: 77 }, { date: '2026-11-22', value: 1000 }]);
+    expect(future.body.results).toEqual([
+      { date: '2026-11-25', value: 77 },
+      { date: '2026-11-22', value: 1000 },
+    ]);
     const inclusive = await app.get('/api/2/attributes/values/?attribute=steps&limit=2&date_max=2026-11-19', { token });
     expect(dates(inclusive.body)).toEqual(['2026-11-19', '2026-11-18']);
     expect(inclusive.body.count).toBe(STORED_UP_TO_TODAY.filter((d) => d <= '2026-11-19').length);
@@ -101,7 +107,8 @@ describe('GET /api/2/attributes/values/', () => {
 
   test('walking every page lists each stored value exactly once', async () => {
     const seen: string[] = [];
-    for (let page = 1; page <= 8; page++) seen.push(...dates((await app.get(`/api/2/attributes/values/?attribute=steps&limit=13&page=${page}`, { token })).body));
+    for (let page = 1; page <= 8; page++)
+      seen.push(...dates((await app.get(`/api/2/attributes/values/?attribute=steps&limit=13&page=${page}`, { token })).body));
     expect(seen).toEqual(STORED_UP_TO_TODAY);
   });
 

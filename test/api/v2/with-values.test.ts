@@ -78,7 +78,10 @@ describe('GET /api/2/attributes/with-values/', () => {
     const res = await app.get('/api/2/attributes/with-values/?attributes=steps&days=3&date_max=2024-03-01', { token });
     expect(res.body.results[0].values.map((v: { date: string }) => v.date)).toEqual(['2024-03-01', '2024-02-29', '2024-02-28']);
     const later = await app.get('/api/2/attributes/with-values/?attributes=steps&days=2&date_max=2026-11-23', { token });
-    expect(later.body.results[0].values).toEqual([{ date: '2026-11-23', value: 99 }, { date: '2026-11-22', value: 8412 }]);
+    expect(later.body.results[0].values).toEqual([
+      { date: '2026-11-23', value: 99 },
+      { date: '2026-11-22', value: 8412 },
+    ]);
   });
 
   test('values are typed by value type: integers, floats as numbers, strings, boolean 0/1, minutes as integers', async () => {
@@ -98,8 +101,14 @@ describe('GET /api/2/attributes/with-values/', () => {
     expect(res.text).toContain('"value":0.215');
     expect(res.text).toContain('"value":8412');
     const twoDays = await app.get('/api/2/attributes/with-values/?attributes=took_vitamins,steps_distance&days=2', { token });
-    expect(valuesOf(twoDays.body, 'took_vitamins')).toEqual([{ date: '2026-11-22', value: 1 }, { date: '2026-11-21', value: 0 }]);
-    expect(valuesOf(twoDays.body, 'steps_distance')).toEqual([{ date: '2026-11-22', value: 6.25 }, { date: '2026-11-21', value: 7 }]);
+    expect(valuesOf(twoDays.body, 'took_vitamins')).toEqual([
+      { date: '2026-11-22', value: 1 },
+      { date: '2026-11-21', value: 0 },
+    ]);
+    expect(valuesOf(twoDays.body, 'steps_distance')).toEqual([
+      { date: '2026-11-22', value: 6.25 },
+      { date: '2026-11-21', value: 7 },
+    ]);
   });
 
   test('attributes have no available_services here', async () => {
@@ -165,7 +174,10 @@ describe('GET /api/2/attributes/with-values/', () => {
   test('the earliest dates are fine: the window stops at 0001-01-01', async () => {
     const res = await app.get('/api/2/attributes/with-values/?attributes=steps&date_max=0001-01-02&days=5', { token });
     expect(res.status).toBe(200);
-    expect(res.body.results[0].values).toEqual([{ date: '0001-01-02', value: null }, { date: '0001-01-01', value: null }]);
+    expect(res.body.results[0].values).toEqual([
+      { date: '0001-01-02', value: null },
+      { date: '0001-01-01', value: null },
+    ]);
   });
 
   test('another person’s values never appear', async () => {
@@ -174,7 +186,9 @@ describe('GET /api/2/attributes/with-values/', () => {
     await addValues(app, other.user.id, theirSteps, { '2026-11-22': 5 });
     const theirs = await app.get('/api/2/attributes/with-values/', { token: other.simpleToken });
     expect(theirs.body.results).toEqual([expect.objectContaining({ name: 'steps', values: [{ date: '2026-11-22', value: 5 }] })]);
-    expect(valuesOf((await app.get('/api/2/attributes/with-values/?attributes=steps', { token })).body, 'steps')).toEqual([{ date: '2026-11-22', value: 8412 }]);
+    expect(valuesOf((await app.get('/api/2/attributes/with-values/?attributes=steps', { token })).body, 'steps')).toEqual([
+      { date: '2026-11-22', value: 8412 },
+    ]);
   });
 
   test('is one query for the list whatever the page size and the number of days', async () => {
@@ -184,7 +198,11 @@ describe('GET /api/2/attributes/with-values/', () => {
     expect(small.queries).toBe(1);
     expect(large.queries).toBe(1);
     // Without date_max, today comes from the time zone the token's lookup already read: no other query.
-    const today = await countQueries(app, () => app.get('/api/2/attributes/with-values/?limit=100&days=31', { token }), /attribute|^select "timezone" from "users"/);
+    const today = await countQueries(
+      app,
+      () => app.get('/api/2/attributes/with-values/?limit=100&days=31', { token }),
+      /attribute|^select "timezone" from "users"/,
+    );
     expect(today.result.body.results).toHaveLength(10);
     expect(today.queries).toBe(1);
   });
@@ -194,7 +212,10 @@ describe('today in the person’s time zone', () => {
   test('a person in UTC+14 and one in UTC-11 each get their own local date by default', async () => {
     app.setNow(new Date('2026-11-22T11:30:00Z')); // 2026-11-23 01:30 in Kiritimati, 2026-11-22 00:30 in Niue
     try {
-      for (const [timezone, today] of [['Pacific/Kiritimati', '2026-11-23'], ['Pacific/Niue', '2026-11-22']]) {
+      for (const [timezone, today] of [
+        ['Pacific/Kiritimati', '2026-11-23'],
+        ['Pacific/Niue', '2026-11-22'],
+      ]) {
         const made = await makeUser(app, { timezone });
         const steps = await addAttribute(app, made.user.id, { name: 'steps' });
         await addValues(app, made.user.id, steps, { '2026-11-21': 21, '2026-11-22': 22, '2026-11-23': 23 });
@@ -217,8 +238,14 @@ describe('paging /api/2/attributes/with-values/', () => {
     pagedToken = made.simpleToken;
     await app.db('attributes').insert(
       Array.from({ length: 105 }, (_, i) => ({
-        user_id: made.user.id, name: `tag${String(i).padStart(3, '0')}`, label: `tag ${i}`, template_name: null,
-        group_name: 'custom', value_type: 0, priority: 2, manual: true,
+        user_id: made.user.id,
+        name: `tag${String(i).padStart(3, '0')}`,
+        label: `tag ${i}`,
+        template_name: null,
+        group_name: 'custom',
+        value_type: 0,
+        priority: 2,
+        manual: true,
       })),
     );
   });

@@ -48,7 +48,11 @@ export interface OperationSpec {
 export function operationsOf(apis: ApiName[] = ['v2', 'v1', 'oauth']): OperationSpec[] {
   const out: OperationSpec[] = [];
   for (const api of apis) {
-    const doc = loadBundle(api) as unknown as { paths: Record<string, Record<string, any>>; components: { parameters?: Record<string, any> }; security?: any[] };
+    const doc = loadBundle(api) as unknown as {
+      paths: Record<string, Record<string, any>>;
+      components: { parameters?: Record<string, any> };
+      security?: any[];
+    };
     const resolve = (p: any) => (p.$ref ? doc.components.parameters![p.$ref.split('/').pop()] : p);
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
@@ -64,7 +68,10 @@ export function operationsOf(apis: ApiName[] = ['v2', 'v1', 'oauth']): Operation
           path,
           pathParams: params.filter((p) => p.in === 'path').map(spec),
           queryParams: params.filter((p) => p.in === 'query').map(spec),
-          body: content && first ? { mediaTypes: Object.keys(content), schema: first.schema, sampled: sample(first.schema, { skipReadOnly: true }, doc as never) } : undefined,
+          body:
+            content && first
+              ? { mediaTypes: Object.keys(content), schema: first.schema, sampled: sample(first.schema, { skipReadOnly: true }, doc as never) }
+              : undefined,
           schemes: ((op.security ?? doc.security ?? []) as Array<Record<string, unknown>>).flatMap((requirement) => Object.keys(requirement)),
         });
       }
@@ -185,7 +192,8 @@ function contentTypeOf(mediaType: string): string {
 function fillDeep(value: unknown, fill: (text: string) => string): unknown {
   if (typeof value === 'string') return fill(value);
   if (Array.isArray(value)) return value.map((item) => fillDeep(item, fill));
-  if (value && typeof value === 'object' && !(value instanceof RawJson)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(v, fill)]));
+  if (value && typeof value === 'object' && !(value instanceof RawJson))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(v, fill)]));
   return value;
 }
 
@@ -310,13 +318,22 @@ function goodBody(op: OperationSpec, v: Vocabulary): fc.Arbitrary<unknown> | und
     case 'createSimpleToken':
       return fc.constant({ username: v.ownUsername, password: v.password });
     case 'createWebhook':
-      return fc.record({ url: fc.constantFrom('http://127.0.0.1:9/hooks', 'http://localhost:9/hooks'), events: fc.subarray(['values.updated', 'grant.revoked', 'derived.updated'], { minLength: 1 }) });
+      return fc.record({
+        url: fc.constantFrom('http://127.0.0.1:9/hooks', 'http://localhost:9/hooks'),
+        events: fc.subarray(['values.updated', 'grant.revoked', 'derived.updated'], { minLength: 1 }),
+      });
     case 'updateWebhook':
       return fc.record({ events: fc.subarray(['values.updated', 'grant.revoked'], { minLength: 1 }) }, { requiredKeys: [] });
     case 'createAccessToken':
       return fc.oneof(
         fc.constant({ grant_type: 'refresh_token', refresh_token: FRESH.refresh, client_id: v.oauth.clientId, client_secret: v.oauth.clientSecret }),
-        fc.constant({ grant_type: 'authorization_code', code: FRESH.code, redirect_uri: v.oauth.redirectUri, client_id: v.oauth.clientId, client_secret: v.oauth.clientSecret }),
+        fc.constant({
+          grant_type: 'authorization_code',
+          code: FRESH.code,
+          redirect_uri: v.oauth.redirectUri,
+          client_id: v.oauth.clientId,
+          client_secret: v.oauth.clientSecret,
+        }),
       );
     case 'submitAuthorizationConsent':
       return fc.record({
@@ -338,9 +355,14 @@ export function validModel(op: OperationSpec, v: Vocabulary): fc.Arbitrary<Model
   const pathParams = fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, goodParam(p, v)])));
   // The authorisation request's parameters are optional in the document (their absence is answered
   // as OAuth says) but a valid request has them; PKCE's two go together.
-  const needed = (p: ParamSpec) => p.required || (op.operationId === 'showAuthorizationPage' && ['response_type', 'client_id', 'redirect_uri', 'scope'].includes(p.name));
+  const needed = (p: ParamSpec) =>
+    p.required || (op.operationId === 'showAuthorizationPage' && ['response_type', 'client_id', 'redirect_uri', 'scope'].includes(p.name));
   const query = fc
-    .tuple(...op.queryParams.map((p) => (needed(p) ? goodParam(p, v) : fc.option(goodParam(p, v), { nil: undefined, freq: 2 })).map((value) => [p.name, value] as const)))
+    .tuple(
+      ...op.queryParams.map((p) =>
+        (needed(p) ? goodParam(p, v) : fc.option(goodParam(p, v), { nil: undefined, freq: 2 })).map((value) => [p.name, value] as const),
+      ),
+    )
     .map((pairs) => pairs.filter((pair): pair is readonly [string, string] => pair[1] !== undefined).map(([name, value]) => [name, value] as [string, string]))
     .map((pairs) => {
       const pkce = pairs.filter(([name]) => name === 'code_challenge' || name === 'code_challenge_method');
@@ -352,23 +374,21 @@ export function validModel(op: OperationSpec, v: Vocabulary): fc.Arbitrary<Model
   const mediaType = op.body ? fc.constantFrom(...op.body.mediaTypes) : fc.constant(undefined);
   const usesSession = op.schemes.includes('Session') && !op.schemes.includes('OAuth2');
   const needsNoAuth = op.schemes.length === 0 || op.operationId === 'createAccessToken';
-  return fc.record({ pathParams, query, body, mediaType }).map(
-    ({ pathParams: pp, query: q, body: b, mediaType: mt }): Model => ({
-      op,
-      pathParams: pp,
-      query: q,
-      querySuffix: '',
-      authorization: usesSession || needsNoAuth ? undefined : op.schemes.includes('ClientCredentials') ? v.app.basic : `Bearer ${v.bearer}`,
-      // The consent page (GET) shows the consent only to a logged-in person.
-      session: usesSession || op.operationId === 'showAuthorizationPage' ? v.session : undefined,
-      mediaType: mt,
-      contentType: undefined,
-      body: b,
-      rawBody: undefined,
-      chunked: false,
-      mutations: [],
-    }),
-  );
+  return fc.record({ pathParams, query, body, mediaType }).map(({ pathParams: pp, query: q, body: b, mediaType: mt }): Model => ({
+    op,
+    pathParams: pp,
+    query: q,
+    querySuffix: '',
+    authorization: usesSession || needsNoAuth ? undefined : op.schemes.includes('ClientCredentials') ? v.app.basic : `Bearer ${v.bearer}`,
+    // The consent page (GET) shows the consent only to a logged-in person.
+    session: usesSession || op.operationId === 'showAuthorizationPage' ? v.session : undefined,
+    mediaType: mt,
+    contentType: undefined,
+    body: b,
+    rawBody: undefined,
+    chunked: false,
+    mutations: [],
+  }));
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -376,12 +396,67 @@ export function validModel(op: OperationSpec, v: Vocabulary): fc.Arbitrary<Model
  * --------------------------------------------------------------------------------------------- */
 
 const BAD_STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\t\r\n', '\u0007\u001b[31m', '\u202eevil', '\ufeff', '\ud800', 'x\udfffy', '🧨💥', 'Ω≈ç√∫', 'ﷺ', '\u200b',
-  "' OR '1'='1", "'; DROP TABLE attribute_values; --", '"); DELETE FROM users; --', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>',
-  '${7*7}', '{{7*7}}', '../../../etc/passwd', '%00', '%', '%ZZ', '$self', 'null', 'undefined', 'true', '[]', '{}', 'NaN', 'Infinity', '-Infinity',
-  '1e309', '-1', '0', '-0', '00001', '1.5', '0x10', '9007199254740993', '99999999999999999999999', '1,2', ',', ',,,', 'steps,steps,steps',
-  '2026-02-30', '2026-13-01', '2026-00-10', '0000-01-01', '0001-01-01', '9999-12-31', '10000-01-01', '-2026-01-01', '2026-1-1', '2026-11-20T00:00:00Z',
-  ' 2026-11-20', '２０２６-１１-２０', '2026/11/20', 'today',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\t\r\n',
+  '\u0007\u001b[31m',
+  '\u202eevil',
+  '\ufeff',
+  '\ud800',
+  'x\udfffy',
+  '🧨💥',
+  'Ω≈ç√∫',
+  'ﷺ',
+  '\u200b',
+  "' OR '1'='1",
+  "'; DROP TABLE attribute_values; --",
+  '"); DELETE FROM users; --',
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  '${7*7}',
+  '{{7*7}}',
+  '../../../etc/passwd',
+  '%00',
+  '%',
+  '%ZZ',
+  '$self',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e309',
+  '-1',
+  '0',
+  '-0',
+  '00001',
+  '1.5',
+  '0x10',
+  '9007199254740993',
+  '99999999999999999999999',
+  '1,2',
+  ',',
+  ',,,',
+  'steps,steps,steps',
+  '2026-02-30',
+  '2026-13-01',
+  '2026-00-10',
+  '0000-01-01',
+  '0001-01-01',
+  '9999-12-31',
+  '10000-01-01',
+  '-2026-01-01',
+  '2026-1-1',
+  '2026-11-20T00:00:00Z',
+  ' 2026-11-20',
+  '２０２６-１１-２０',
+  '2026/11/20',
+  'today',
 ];
 
 /** Strings clients should not send: control characters, unicode, injections, numbers and dates in disguise, huge and empty ones. */
@@ -407,7 +482,21 @@ const badNumber: fc.Arbitrary<number> = fc.oneof(
 );
 
 /** Numbers JSON.stringify cannot write, and number-like text that is not JSON. */
-const rawNumbers = fc.constantFrom('1e309', '-1e400', '1e-400', '123456789012345678901234567890', '-0.0', '0x10', '01', '1.', '.5', '+1', 'NaN', 'Infinity', '1_000');
+const rawNumbers = fc.constantFrom(
+  '1e309',
+  '-1e400',
+  '1e-400',
+  '123456789012345678901234567890',
+  '-0.0',
+  '0x10',
+  '01',
+  '1.',
+  '.5',
+  '+1',
+  'NaN',
+  'Infinity',
+  '1_000',
+);
 
 /** Arrays or objects nested `depth` levels deep, as JSON text. */
 export function deepJson(depth: number, kind: 'array' | 'object'): RawJson {
@@ -421,7 +510,10 @@ export const badJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(null, true, false, [], {}, [1, 2], { value: 1 }, [[]], ['steps']) },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: rawNumbers.map((text) => new RawJson(text)) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(33, 100, 5000, 100_000), fc.constantFrom('array' as const, 'object' as const)).map(([d, k]) => deepJson(d, k)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(33, 100, 5000, 100_000), fc.constantFrom('array' as const, 'object' as const)).map(([d, k]) => deepJson(d, k)),
+  },
 );
 
 /* ------------------------------------------------------------------------------------------------
@@ -451,20 +543,81 @@ export type Mutation =
   | { kind: 'chunked' };
 
 const fieldNames = (op: OperationSpec): string[] => {
-  const names = new Set<string>(['name', 'date', 'value', 'template', 'label', 'group', 'value_type', 'manual', 'username', 'password', 'grant_type', 'code', 'refresh_token', 'client_id', 'client_secret', 'redirect_uri', 'scope', 'decision', 'csrf_token', 'state']);
+  const names = new Set<string>([
+    'name',
+    'date',
+    'value',
+    'template',
+    'label',
+    'group',
+    'value_type',
+    'manual',
+    'username',
+    'password',
+    'grant_type',
+    'code',
+    'refresh_token',
+    'client_id',
+    'client_secret',
+    'redirect_uri',
+    'scope',
+    'decision',
+    'csrf_token',
+    'state',
+  ]);
   const sampled = op.body?.sampled;
   const first = Array.isArray(sampled) ? sampled[0] : sampled;
   if (first && typeof first === 'object') Object.keys(first).forEach((key) => names.add(key));
   return [...names];
 };
 
-const QUERY_SUFFIXES = ['&', '&=', '&&&', '&=x', '&%ZZ=1', '&a%00b=1', '&limit', '&page[]=1&page[]=2', '&attributes[a]=b', '&a=%ED%A0%80', '&b=%FF%FE', ';x=1', '&' + 'x=1&'.repeat(500)];
+const QUERY_SUFFIXES = [
+  '&',
+  '&=',
+  '&&&',
+  '&=x',
+  '&%ZZ=1',
+  '&a%00b=1',
+  '&limit',
+  '&page[]=1&page[]=2',
+  '&attributes[a]=b',
+  '&a=%ED%A0%80',
+  '&b=%FF%FE',
+  ';x=1',
+  '&' + 'x=1&'.repeat(500),
+];
 const RAW_PATH_VALUES = ['%2F', '..', '.', '%2E%2E', '%', '%ZZ', '%00', '%ED%A0%80', '%FF', 'a%2Fb', '%20', '$self%20', '%24self'];
 const CONTENT_TYPES = [
-  null, '', 'text/plain', 'application/xml', 'application/json', 'application/x-www-form-urlencoded', 'multipart/form-data', 'multipart/form-data; boundary=x',
-  'application/json; charset=utf-16', 'application/json; charset=nonsense', 'application/vnd.api+json', 'APPLICATION/JSON', ';;;', 'application/json, text/plain', '*/*',
+  null,
+  '',
+  'text/plain',
+  'application/xml',
+  'application/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'application/json; charset=nonsense',
+  'application/vnd.api+json',
+  'APPLICATION/JSON',
+  ';;;',
+  'application/json, text/plain',
+  '*/*',
 ];
-const AUTHORIZATIONS = [undefined, 'Bearer', 'Bearer ', 'Bearer x', 'Bearer ' + 'A'.repeat(600), 'bearer invalid-token', 'Token x', 'Basic Zm9vOmJhcg==', 'Digest x', 'Bearer a b', 'Bearer \u00e9\u00e8', 'x'.repeat(3000)];
+const AUTHORIZATIONS = [
+  undefined,
+  'Bearer',
+  'Bearer ',
+  'Bearer x',
+  'Bearer ' + 'A'.repeat(600),
+  'bearer invalid-token',
+  'Token x',
+  'Basic Zm9vOmJhcg==',
+  'Digest x',
+  'Bearer a b',
+  'Bearer \u00e9\u00e8',
+  'x'.repeat(3000),
+];
 
 export function mutationArb(op: OperationSpec): fc.Arbitrary<Mutation> {
   const queryNames = op.queryParams.map((p) => p.name);
@@ -479,24 +632,56 @@ export function mutationArb(op: OperationSpec): fc.Arbitrary<Mutation> {
   add(1, fc.record({ kind: fc.constant('extraQuery' as const), name: anyQueryName, value: badParamString }));
   add(1, fc.record({ kind: fc.constant('rawQuery' as const), suffix: fc.constantFrom(...QUERY_SUFFIXES) }));
   if (op.pathParams.length > 0) {
-    add(5, fc.record({
-      kind: fc.constant('setPath' as const),
-      name: fc.constantFrom(...op.pathParams.map((p) => p.name)),
-      value: fc.oneof(badParamString, fc.constantFrom(...RAW_PATH_VALUES).map((raw) => RAW + raw)),
-    }));
+    add(
+      5,
+      fc.record({
+        kind: fc.constant('setPath' as const),
+        name: fc.constantFrom(...op.pathParams.map((p) => p.name)),
+        value: fc.oneof(
+          badParamString,
+          fc.constantFrom(...RAW_PATH_VALUES).map((raw) => RAW + raw),
+        ),
+      }),
+    );
   }
   if (op.schemes.length > 0 && op.operationId !== 'createAccessToken') {
-    add(1, op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials') ? fc.record({ kind: fc.constant('auth' as const), value: fc.constantFrom(...AUTHORIZATIONS) }) : fc.constant({ kind: 'noSession' as const }));
+    add(
+      1,
+      op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials')
+        ? fc.record({ kind: fc.constant('auth' as const), value: fc.constantFrom(...AUTHORIZATIONS) })
+        : fc.constant({ kind: 'noSession' as const }),
+    );
   }
   if (op.body) {
     const fields = fieldNames(op);
     const index = fc.nat({ max: 3 });
-    add(8, fc.record({ kind: fc.constant('setField' as const), index, field: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...fields) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }), value: badJson }));
+    add(
+      8,
+      fc.record({
+        kind: fc.constant('setField' as const),
+        index,
+        field: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...fields) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }),
+        value: badJson,
+      }),
+    );
     add(3, fc.record({ kind: fc.constant('dropField' as const), index, field: fc.constantFrom(...fields) }));
     add(2, fc.record({ kind: fc.constant('replaceBody' as const), value: badJson }));
     add(2, fc.record({ kind: fc.constant('contentType' as const), value: fc.constantFrom(...CONTENT_TYPES) }));
-    add(1, fc.record({ kind: fc.constant('mediaType' as const), value: fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'multipart/form-data') }));
-    add(3, fc.record({ kind: fc.constant('malformed' as const), how: fc.constantFrom('truncate', 'garbage', 'bom', 'invalidUtf8', 'nul', 'badPercent', 'empty'), at: fc.nat() }));
+    add(
+      1,
+      fc.record({
+        kind: fc.constant('mediaType' as const),
+        value: fc.constantFrom('application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'),
+      }),
+    );
+    add(
+      3,
+      fc.record({
+        kind: fc.constant('malformed' as const),
+        how: fc.constantFrom('truncate', 'garbage', 'bom', 'invalidUtf8', 'nul', 'badPercent', 'empty'),
+        at: fc.nat(),
+      }),
+    );
     add(1, fc.record({ kind: fc.constant('oversize' as const), chunked: fc.boolean() }));
     add(1, fc.constant({ kind: 'chunked' as const }));
     if (Array.isArray(op.body.sampled)) {
@@ -634,7 +819,10 @@ export function applyMutation(model: Model, mutation: Mutation): void {
 /** A valid request with 0-3 mutations (a fifth are left valid, to check that those succeed). */
 export function requestArb(op: OperationSpec, v: Vocabulary): fc.Arbitrary<{ model: Model; mutations: Mutation[] }> {
   return fc
-    .tuple(validModel(op, v), fc.oneof({ weight: 1, arbitrary: fc.constant([] as Mutation[]) }, { weight: 4, arbitrary: fc.array(mutationArb(op), { minLength: 1, maxLength: 3 }) }))
+    .tuple(
+      validModel(op, v),
+      fc.oneof({ weight: 1, arbitrary: fc.constant([] as Mutation[]) }, { weight: 4, arbitrary: fc.array(mutationArb(op), { minLength: 1, maxLength: 3 }) }),
+    )
     .map(([model, mutations]) => {
       const copy: Model = { ...model, mutations: [] };
       for (const mutation of mutations) applyMutation(copy, mutation);

@@ -33,29 +33,28 @@ export function sendRaw(baseUrl: string, request: RawRequest, deadlineMs = 10_00
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...request.headers };
     if (request.body && !request.chunked) headers['Content-Length'] = request.body.length;
-    const req = http.request(
-      { host: url.hostname, port: url.port, method: request.method, path: request.target, headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          const text = Buffer.concat(chunks).toString('utf8');
-          const contentType = String(res.headers['content-type'] ?? '');
-          let body: unknown = text;
-          if (contentType.startsWith('application/json') && text.length > 0) {
-            try {
-              body = JSON.parse(text);
-            } catch {
-              reject(new Error(`${request.method} ${request.target.slice(0, 200)} -> ${res.statusCode}: a JSON answer that does not parse: ${text.slice(0, 300)}`));
-              return;
-            }
+    const req = http.request({ host: url.hostname, port: url.port, method: request.method, path: request.target, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        const contentType = String(res.headers['content-type'] ?? '');
+        let body: unknown = text;
+        if (contentType.startsWith('application/json') && text.length > 0) {
+          try {
+            body = JSON.parse(text);
+          } catch {
+            reject(
+              new Error(`${request.method} ${request.target.slice(0, 200)} -> ${res.statusCode}: a JSON answer that does not parse: ${text.slice(0, 300)}`),
+            );
+            return;
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, contentType, text, body, ms: Date.now() - started });
-        });
-        res.on('error', reject);
-      },
-    );
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, contentType, text, body, ms: Date.now() - started });
+      });
+      res.on('error', reject);
+    });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`${request.method} ${request.target.slice(0, 200)}: no answer within ${deadlineMs} ms (a hang)`));

@@ -57,7 +57,11 @@ export async function makePerson(db: Knex, scopes: string[], options: { username
   made += 1;
   const password = 'correct horse battery staple';
   const { user, simpleToken } = await createUser(db, { username: options.username ?? `robust${made}_${process.pid}`, password }, SERVICE_SECRET_KEY);
-  const { client, clientSecret } = await createClient(db, { ownerUserId: user.id, name: 'Storm Writer', redirectUris: ['https://client.example.org/callback'] });
+  const { client, clientSecret } = await createClient(db, {
+    ownerUserId: user.id,
+    name: 'Storm Writer',
+    redirectUris: ['https://client.example.org/callback'],
+  });
   const tokens = await issueTokens(db, { userId: user.id, clientPk: client.id, scopes, now: new Date() });
   const session = await createSession(db, user.id, new Date());
   return { user, simpleToken, password, client, clientSecret: clientSecret!, bearer: tokens.access_token, refreshToken: tokens.refresh_token, session };
@@ -97,7 +101,8 @@ export async function until(check: () => Promise<boolean> | boolean, timeoutMs =
  * of test/support/web.ts work against it (they only call get and post).
  */
 export function remoteApp(baseUrl: string): Pick<TestApp, 'baseUrl' | 'request' | 'get' | 'post'> {
-  const request = <T>(method: string, path: string, options: TestCallOptions = {}) => sendTestRequest<T>(baseUrl, method, path, { ...options, timeoutMs: 30_000 });
+  const request = <T>(method: string, path: string, options: TestCallOptions = {}) =>
+    sendTestRequest<T>(baseUrl, method, path, { ...options, timeoutMs: 30_000 });
   return {
     baseUrl,
     request,

@@ -67,7 +67,12 @@ export async function readAttributes(db: Knex, userId: number, names: Iterable<s
  * order, so two batches naming the same attributes in different orders never wait on each other
  * in a cycle. Names the person lacks are simply absent from the map.
  */
-export async function lockAttributes(trx: Knex.Transaction, userId: number, names: Iterable<string>, mode: AttributeLock): Promise<Map<string, WritableAttribute>> {
+export async function lockAttributes(
+  trx: Knex.Transaction,
+  userId: number,
+  names: Iterable<string>,
+  mode: AttributeLock,
+): Promise<Map<string, WritableAttribute>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
   const { rows } = await trx.raw(attributesSql(mode === 'share' ? ' for share' : ' for update'), [userId, sqlArray(wanted)]).options(PREPARED);
@@ -94,7 +99,11 @@ export function requireOwner(context: WriteContext, attribute: WritableAttribute
 }
 
 /** Records, in one statement, that the service can handle these attributes (docs/decisions.md: it acquired them before). */
-export async function rememberServices(trx: Knex.Transaction, context: WriteContext, attributeIds: Iterable<number>): Promise<void> {
+export async function rememberServices(
+  trx: Knex.Transaction,
+  context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>,
+  attributeIds: Iterable<number>,
+): Promise<void> {
   const ids = [...new Set(attributeIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;
   await trx

@@ -8,7 +8,18 @@
 import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../../db/catalogue';
-import { type BatchResult, checkEach, inBatchTransaction, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
+import {
+  type BatchResult,
+  checkEach,
+  inBatchTransaction,
+  type Item,
+  ItemError,
+  optionalBooleanField,
+  outcomesAfter,
+  passed,
+  requireFields,
+  stringField,
+} from './batch';
 import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
 import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
 import { isCustomTag, TAG_PRIORITY } from '../custom-tag';
@@ -124,13 +135,25 @@ export async function createAttributes(db: Knex, context: WriteContext, items: I
       if (first.has(target.row.name)) outcomes.fail(target.index, alreadyExists(target));
       else first.set(target.row.name, target);
     }
-    const created = await insertAttributes(trx, [...first.values()].map((t) => t.row));
+    const created = await insertAttributes(
+      trx,
+      [...first.values()].map((t) => t.row),
+    );
     for (const target of first.values()) {
       const attribute = created.get(target.row.name);
-      if (attribute) outcomes.succeed(target.index, { attribute, fromTemplate: target.fromTemplate, item: { ...(items[target.index] as CreateSuccess), name: attribute.name } });
+      if (attribute)
+        outcomes.succeed(target.index, {
+          attribute,
+          fromTemplate: target.fromTemplate,
+          item: { ...(items[target.index] as CreateSuccess), name: attribute.name },
+        });
       else outcomes.fail(target.index, alreadyExists(target));
     }
-    await rememberServices(trx, context, [...created.values()].map((a) => a.id));
+    await rememberServices(
+      trx,
+      context,
+      [...created.values()].map((a) => a.id),
+    );
     return outcomes.result();
   });
 }

@@ -78,7 +78,17 @@ export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteCo
          where v.user_id = ? and v.date = any(?::date[])
            and ((a.group_name = ? and a.value_type = ? and a.priority >= ? and v.value_num = 1) or a.name = ?))
        order by part, date, updated_at, name`,
-      [context.userId, CUSTOM_STRING_TEMPLATE, CUSTOM_STRING_TEMPLATE, context.userId, sqlArray(days), CUSTOM_GROUP, TAG_VALUE_TYPE, TAG_PRIORITY, CUSTOM_STRING_TEMPLATE],
+      [
+        context.userId,
+        CUSTOM_STRING_TEMPLATE,
+        CUSTOM_STRING_TEMPLATE,
+        context.userId,
+        sqlArray(days),
+        CUSTOM_GROUP,
+        TAG_VALUE_TYPE,
+        TAG_PRIORITY,
+        CUSTOM_STRING_TEMPLATE,
+      ],
     )
     .options(PREPARED);
   const tagsOf = new Map<string, string[]>(days.map((date) => [date, []]));

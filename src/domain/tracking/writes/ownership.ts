@@ -39,8 +39,8 @@ export function templateNamed(name: string): TemplateDef {
 /** A new attribute's row, as inserted. */
 export type AttributeRow = Record<string, unknown> & { name: string };
 
-/** The row a template's attribute starts as, owned by the calling service. */
-export function templateAttributeRow(context: WriteContext, template: TemplateDef, manual: boolean): AttributeRow {
+/** The row a template's attribute starts as, owned by the calling service (the API's creation and the demo loader). */
+export function templateAttributeRow(context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>, template: TemplateDef, manual: boolean): AttributeRow {
   return {
     user_id: context.userId,
     name: template.name,
@@ -121,12 +121,14 @@ async function applyAcquires(trx: Knex.Transaction, context: WriteContext, outco
   const taken = [...changed].map(([name, { manual }]) => ({ id: attributes.get(name)!.id, manual }));
   if (taken.length > 0) {
     taken.sort((a, b) => a.id - b.id);
-    await trx.raw(
-      `update attributes a set owner_client_pk = ?, active = true, manual = coalesce(t.manual, a.manual)
+    await trx
+      .raw(
+        `update attributes a set owner_client_pk = ?, active = true, manual = coalesce(t.manual, a.manual)
          from unnest(?::bigint[], ?::boolean[]) as t(id, manual)
         where a.user_id = ? and a.id = t.id`,
-      [context.clientPk, sqlArray(taken.map((t) => t.id)), sqlArray(taken.map((t) => t.manual ?? null)), context.userId],
-    ).options(PREPARED);
+        [context.clientPk, sqlArray(taken.map((t) => t.id)), sqlArray(taken.map((t) => t.manual ?? null)), context.userId],
+      )
+      .options(PREPARED);
   }
   await rememberServices(trx, context, [...taken.map((t) => t.id), ...[...created.values()].map((a) => a.id)]);
 }
@@ -170,7 +172,9 @@ async function nextOwners(trx: Knex.Transaction, context: WriteContext, attribut
       trx('attribute_services as s')
         .join('oauth_clients as c', 'c.id', 's.client_pk')
         .leftJoin('tokens as t', function joinLiveTokens() {
-          this.on('t.user_id', 's.user_id').andOn('t.client_pk', 's.client_pk').andOn(liveTokenCondition(trx, 't', context.now));
+          this.on('t.user_id', 's.user_id')
+            .andOn('t.client_pk', 's.client_pk')
+            .andOn(liveTokenCondition(trx, 't', context.now));
         })
         .where('s.user_id', context.userId)
         .whereIn('s.attribute_id', attributeIds)
@@ -181,13 +185,27 @@ async function nextOwners(trx: Knex.Transaction, context: WriteContext, attribut
         .as('ranked'),
     )
     .distinctOn('ranked.attribute_id')
-    .orderBy([{ column: 'ranked.attribute_id' }, { column: 'ranked.connected_at', order: 'desc', nulls: 'last' }, { column: 'ranked.client_pk', order: 'desc' }]);
+    .orderBy([
+      { column: 'ranked.attribute_id' },
+      { column: 'ranked.connected_at', order: 'desc', nulls: 'last' },
+      { column: 'ranked.client_pk', order: 'desc' },
+    ]);
   return new Map(rows.map((row) => [row.attribute_id, row.client_pk]));
 }
 
 /** The database part of a release batch. */
-async function applyReleases(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<string>, targets: Array<{ index: number; name: string }>): Promise<void> {
-  const attributes = await lockAttributes(trx, context.userId, targets.map((t) => t.name), 'update');
+async function applyReleases(
+  trx: Knex.Transaction,
+  context: WriteContext,
+  outcomes: Outcomes<string>,
+  targets: Array<{ index: number; name: string }>,
+): Promise<void> {
+  const attributes = await lockAttributes(
+    trx,
+    context.userId,
+    targets.map((t) => t.name),
+    'update',
+  );
   const released = new Map<number, WritableAttribute>();
   for (const target of targets) {
     const ok = outcomes.attempt(target.index, () => {
@@ -205,12 +223,14 @@ async function applyReleases(trx: Knex.Transaction, context: WriteContext, outco
   if (released.size === 0) return;
   const ids = [...released.keys()].sort((a, b) => a - b);
   const next = await nextOwners(trx, context, ids);
-  await trx.raw(
-    `update attributes a set owner_client_pk = t.owner, active = t.owner is not null
+  await trx
+    .raw(
+      `update attributes a set owner_client_pk = t.owner, active = t.owner is not null
        from unnest(?::bigint[], ?::bigint[]) as t(id, owner)
       where a.user_id = ? and a.id = t.id`,
-    [sqlArray(ids), sqlArray(ids.map((id) => next.get(id) ?? null)), context.userId],
-  ).options(PREPARED);
+      [sqlArray(ids), sqlArray(ids.map((id) => next.get(id) ?? null)), context.userId],
+    )
+    .options(PREPARED);
   // It released them: it no longer "can handle" them (the spec's available services).
   await trx('attribute_services').where({ user_id: context.userId, client_pk: context.clientPk }).whereIn('attribute_id', ids).delete();
 }

@@ -19,7 +19,19 @@
 import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { PREPARED, sqlArray } from '../../../db/knex';
-import { type BatchResult, type Checked, checkEach, inBatchTransaction, type Item, ItemError, type Outcomes, outcomesAfter, passed, requireFields, stringField } from './batch';
+import {
+  type BatchResult,
+  type Checked,
+  checkEach,
+  inBatchTransaction,
+  type Item,
+  ItemError,
+  type Outcomes,
+  outcomesAfter,
+  passed,
+  requireFields,
+  stringField,
+} from './batch';
 import { foundAttribute, readAttributes, requireOwner, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
 import { dayKey, forgetAttributes, rememberAttributes, rememberedAttributes, suitsVerifiedWrite, valueRowBindings, verifiedWrite } from './verified-write';
 import { checkDate, checkDelta, checkTotal, checkValue } from './value-rules';
@@ -93,9 +105,13 @@ function checkAttribute(target: Target, attributes: ReadonlyMap<string, Writable
   return { ...target, attribute, amount };
 }
 
-
 /** The items that pass their attribute's rules, in order; the others fail on `outcomes`. */
-function operationsOf(targets: Target[], attributes: ReadonlyMap<string, WritableAttribute>, context: WriteContext, outcomes: Outcomes<WrittenItem>): Operation[] {
+function operationsOf(
+  targets: Target[],
+  attributes: ReadonlyMap<string, WritableAttribute>,
+  context: WriteContext,
+  outcomes: Outcomes<WrittenItem>,
+): Operation[] {
   const operations: Operation[] = [];
   for (const target of targets) {
     const operation = outcomes.attempt(target.index, () => checkAttribute(target, attributes, context));
@@ -122,7 +138,9 @@ async function startingTotals(trx: Knex.Transaction, userId: number, operations:
       [sqlArray(needed.map((o) => o.attribute.id)), sqlArray(needed.map((o) => o.date)), userId],
     )
     .options(PREPARED);
-  return new Map((rows as Array<{ attribute_id: number; date: string; value_num: number | null }>).map((row) => [dayKey(row.attribute_id, row.date), row.value_num ?? 0]));
+  return new Map(
+    (rows as Array<{ attribute_id: number; date: string; value_num: number | null }>).map((row) => [dayKey(row.attribute_id, row.date), row.value_num ?? 0]),
+  );
 }
 
 /**
@@ -186,7 +204,15 @@ async function writeTotals(trx: Knex.Transaction, context: WriteContext, days: D
 async function lockDaysAndAttributes(trx: Knex.Transaction, userId: number, targets: Target[]): Promise<Map<string, WritableAttribute>> {
   const { rows } = await trx
     .raw(LOCK_DAYS_AND_ATTRIBUTES_SQL, [
-      DAY_LOCK_NAMESPACE, sqlArray(dayLockKeys(userId, targets.map((t) => t.date))), userId, sqlArray([...new Set(targets.map((t) => t.name))]),
+      DAY_LOCK_NAMESPACE,
+      sqlArray(
+        dayLockKeys(
+          userId,
+          targets.map((t) => t.date),
+        ),
+      ),
+      userId,
+      sqlArray([...new Set(targets.map((t) => t.name))]),
     ])
     .options(PREPARED);
   return new Map((rows as WritableAttribute[]).map((row) => [row.name, row]));
@@ -217,7 +243,13 @@ async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcome
  * unchanged. Undefined when the batch needs the locked path: tags, several increments of a day, a
  * bounded total, a changed attribute, a total that overflows.
  */
-async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[], checked: Checked<Target>, targets: Target[]): Promise<BatchResult<WrittenItem> | undefined> {
+async function writeInOneStatement(
+  db: Knex,
+  context: WriteContext,
+  items: Item[],
+  checked: Checked<Target>,
+  targets: Target[],
+): Promise<BatchResult<WrittenItem> | undefined> {
   const names = targets.map((t) => t.name);
   const remembered = rememberedAttributes(context.userId, names);
   if (remembered) {
@@ -242,7 +274,13 @@ async function writeInOneStatement(db: Knex, context: WriteContext, items: Item[
 }
 
 /** The one statement, and the successes' answers; undefined when it wrote nothing (something changed, or a total overflowed). */
-async function writeVerified(db: Knex, context: WriteContext, items: Item[], outcomes: Outcomes<WrittenItem>, operations: Operation[]): Promise<BatchResult<WrittenItem> | undefined> {
+async function writeVerified(
+  db: Knex,
+  context: WriteContext,
+  items: Item[],
+  outcomes: Outcomes<WrittenItem>,
+  operations: Operation[],
+): Promise<BatchResult<WrittenItem> | undefined> {
   let totals: Map<string, number> | undefined;
   try {
     totals = await verifiedWrite(db, context, operations);
@@ -280,11 +318,19 @@ export async function writeValues(db: Knex, context: WriteContext, writes: Value
 /** `POST /api/2/attributes/update/`: every item sets a day's value. */
 export async function updateValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<UpdateSuccess>> {
   // Every item is an update: each success is an UpdateSuccess (see `written`).
-  return (await writeValues(db, context, items.map((item) => ({ kind: 'update', item })))) as BatchResult<UpdateSuccess>;
+  return (await writeValues(
+    db,
+    context,
+    items.map((item) => ({ kind: 'update', item })),
+  )) as BatchResult<UpdateSuccess>;
 }
 
 /** `POST /api/2/attributes/increment/`: every item adds to a day's value. */
 export async function incrementValues(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<IncrementSuccess>> {
   // Every item is an increment: each success is an IncrementSuccess (see `written`).
-  return (await writeValues(db, context, items.map((item) => ({ kind: 'increment', item })))) as BatchResult<IncrementSuccess>;
+  return (await writeValues(
+    db,
+    context,
+    items.map((item) => ({ kind: 'increment', item })),
+  )) as BatchResult<IncrementSuccess>;
 }

@@ -98,7 +98,12 @@ const SORT_DAYS = (a: { attribute: { id: number }; date: string }, b: { attribut
 export function valueRowBindings(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Knex.Value[] {
   const sorted = [...days].sort(SORT_DAYS);
   const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.value));
-  return [sqlArray(sorted.map((d) => d.attribute.id)), sqlArray(sorted.map((d) => d.date)), sqlArray(stored.map((s) => s.value_num)), sqlArray(stored.map((s) => s.value_text))];
+  return [
+    sqlArray(sorted.map((d) => d.attribute.id)),
+    sqlArray(sorted.map((d) => d.date)),
+    sqlArray(stored.map((s) => s.value_num)),
+    sqlArray(stored.map((s) => s.value_text)),
+  ];
 }
 
 const STATEMENT = `with ${DAY_LOCKS_CTE},
@@ -155,23 +160,28 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
   const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
   const ids = sqlArray(attributes.map((a) => a.id));
   const rows = await hotQuery<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null }>(db, STATEMENT, [
-      DAY_LOCK_NAMESPACE,
-      sqlArray(dayLockKeys(context.userId, operations.map((o) => o.date))),
-      context.userId,
-      ids,
-      ids,
-      ids,
-      ...COMPARED.map((column) => sqlArray(attributes.map((a) => a[column]))),
-      context.userId,
-      context.now,
-      ...valueRowBindings(updates),
-      context.userId,
-      context.now,
-      sqlArray(increments.map((o) => o.attribute.id)),
-      sqlArray(increments.map((o) => o.date)),
-      sqlArray(increments.map((o) => o.amount as number)),
-      context.userId,
-      context.now,
+    DAY_LOCK_NAMESPACE,
+    sqlArray(
+      dayLockKeys(
+        context.userId,
+        operations.map((o) => o.date),
+      ),
+    ),
+    context.userId,
+    ids,
+    ids,
+    ids,
+    ...COMPARED.map((column) => sqlArray(attributes.map((a) => a[column]))),
+    context.userId,
+    context.now,
+    ...valueRowBindings(updates),
+    context.userId,
+    context.now,
+    sqlArray(increments.map((o) => o.attribute.id)),
+    sqlArray(increments.map((o) => o.date)),
+    sqlArray(increments.map((o) => o.amount as number)),
+    context.userId,
+    context.now,
   ]);
   const answer = rows;
   if (!answer[0]?.ok) return undefined;

@@ -50,7 +50,7 @@ const isBegin = (sql: string) => /^begin/i.test(sql.trim());
 test.each([
   ['update', (i: number) => 100 + i],
   ['increment', () => 1],
-])('a plain 35-item %s is one writing statement after the token\'s lookup, like a 1-item one', async (endpoint, value) => {
+])("a plain 35-item %s is one writing statement after the token's lookup, like a 1-item one", async (endpoint, value) => {
   const send = (count: number) => () => app.post(`/api/2/attributes/${endpoint}/`, { bearer: w.a, json: fiveAttributeItems(count, value) });
   // Unmeasured: the token's once-a-minute last-use write, and the first read of the five attributes.
   const first = await statementsOf(send(35));
@@ -68,12 +68,23 @@ test.each([
 test('remembered attributes are never trusted: after another service acquires one, the next batch of the first fails for it and writes nothing of it', async () => {
   const both = await writer(app);
   await acquire(app, both.a, ['floors', 'water']);
-  const batch = [{ name: 'floors', date: '2026-07-01', value: 3 }, { name: 'water', date: '2026-07-01', value: 900 }];
+  const batch = [
+    { name: 'floors', date: '2026-07-01', value: 3 },
+    { name: 'water', date: '2026-07-01', value: 900 },
+  ];
   expect((await app.post('/api/2/attributes/update/', { bearer: both.a, json: batch })).status).toBe(200); // remembered now
   expect((await app.post('/api/2/attributes/acquire/', { bearer: both.b, json: [{ name: 'floors' }] })).status).toBe(200);
-  const again = await app.post('/api/2/attributes/update/', { bearer: both.a, json: [{ ...batch[0], value: 4 }, { ...batch[1], value: 950 }] });
+  const again = await app.post('/api/2/attributes/update/', {
+    bearer: both.a,
+    json: [
+      { ...batch[0], value: 4 },
+      { ...batch[1], value: 950 },
+    ],
+  });
   expect(again.status).toBe(202);
-  expect(again.body.failed).toEqual([{ name: 'floors', date: '2026-07-01', value: 4, error: 'Attribute floors does not belong to this service: acquire it first.', error_code: 'unauthorised' }]);
+  expect(again.body.failed).toEqual([
+    { name: 'floors', date: '2026-07-01', value: 4, error: 'Attribute floors does not belong to this service: acquire it first.', error_code: 'unauthorised' },
+  ]);
   expect(await valueOn(app, both, 'floors', '2026-07-01')).toBe(3);
   expect(await valueOn(app, both, 'water', '2026-07-01')).toBe(950);
 });
@@ -103,8 +114,12 @@ test('acquire, release and create of 35 items send as many statements as of one'
   // Unmeasured first use of each token: its once-a-minute last-use write is not the batch's.
   await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Warm-up tag', group: 'custom', value_type: 0 }] });
   await app.post('/api/2/attributes/acquire/', { bearer: w.b, json: [{ name: 'warm_up_tag' }] });
-  const createOne = await statementsOf(() => app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Single tag', group: 'custom', value_type: 0 }] }));
-  const createMany = await statementsOf(() => app.post('/api/2/attributes/create/', { bearer: w.a, json: tags.map((label) => ({ label, group: 'custom', value_type: 0 })) }));
+  const createOne = await statementsOf(() =>
+    app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Single tag', group: 'custom', value_type: 0 }] }),
+  );
+  const createMany = await statementsOf(() =>
+    app.post('/api/2/attributes/create/', { bearer: w.a, json: tags.map((label) => ({ label, group: 'custom', value_type: 0 })) }),
+  );
   expect(createMany.response.body.success).toHaveLength(35);
   expect(createMany.statements.length).toBe(createOne.statements.length);
 
@@ -121,10 +136,14 @@ test('acquire, release and create of 35 items send as many statements as of one'
   for (const measured of [createMany, acquireMany, releaseMany]) expect(measured.statements.filter(isBegin)).toHaveLength(1);
 });
 
-test('tags written in one batch rebuild each day\'s custom text in the same few statements', async () => {
-  const created = await app.post('/api/2/attributes/create/', { bearer: w.a, json: ['Swim', 'Read', 'Cook', 'Walk', 'Nap'].map((label) => ({ label, group: 'custom', value_type: 0 })) });
+test("tags written in one batch rebuild each day's custom text in the same few statements", async () => {
+  const created = await app.post('/api/2/attributes/create/', {
+    bearer: w.a,
+    json: ['Swim', 'Read', 'Cook', 'Walk', 'Nap'].map((label) => ({ label, group: 'custom', value_type: 0 })),
+  });
   const tags: string[] = created.body.success.map((s: { name: string }) => s.name);
-  const items = (days: number) => Array.from({ length: days * 5 }, (_, i) => ({ name: tags[i % 5], date: addDays('2026-10-07', -Math.floor(i / 5)), value: 1 }));
+  const items = (days: number) =>
+    Array.from({ length: days * 5 }, (_, i) => ({ name: tags[i % 5], date: addDays('2026-10-07', -Math.floor(i / 5)), value: 1 }));
   // Unmeasured: the first tag of a person creates their `custom` attribute, once.
   await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: tags[0], date: '2026-10-01', value: 1 }] });
   const one = await statementsOf(() => app.post('/api/2/attributes/update/', { bearer: w.a, json: items(1).slice(0, 1) }));
@@ -136,7 +155,13 @@ test('tags written in one batch rebuild each day\'s custom text in the same few 
 describe('items touching the same day apply one after another, in the order sent', () => {
   let context: WriteContext;
   beforeAll(() => {
-    context = { userId: w.user.id, clientPk: w.clientA.id, access: accessFor(['health_write', 'mood_write', 'activity_write']), now: new Date(), today: '2026-11-20' };
+    context = {
+      userId: w.user.id,
+      clientPk: w.clientA.id,
+      access: accessFor(['health_write', 'mood_write', 'activity_write']),
+      now: new Date(),
+      today: '2026-11-20',
+    };
   });
 
   test('two increments of one day answer the running total; one leaving the range fails alone and the next goes on from before it', async () => {
@@ -151,12 +176,20 @@ describe('items touching the same day apply one after another, in the order sent
     });
     expect(res.status).toBe(202);
     expect(res.body.success.map((s: { current: number }) => s.current)).toEqual([3, 7, 9]);
-    expect(res.body.failed).toEqual([{ name: 'mood', date: '2026-09-01', value: 5, error: 'Attribute mood is an integer from 1 to 9.', error_code: 'validation' }]);
+    expect(res.body.failed).toEqual([
+      { name: 'mood', date: '2026-09-01', value: 5, error: 'Attribute mood is an integer from 1 to 9.', error_code: 'validation' },
+    ]);
     expect(await valueOn(app, w, 'mood', '2026-09-01')).toBe(9);
   });
 
-  test('two updates of one day: the later one is the day\'s value', async () => {
-    const res = await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'steps', date: '2026-09-02', value: 100 }, { name: 'steps', date: '2026-09-02', value: 250 }] });
+  test("two updates of one day: the later one is the day's value", async () => {
+    const res = await app.post('/api/2/attributes/update/', {
+      bearer: w.a,
+      json: [
+        { name: 'steps', date: '2026-09-02', value: 100 },
+        { name: 'steps', date: '2026-09-02', value: 250 },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(await valueOn(app, w, 'steps', '2026-09-02')).toBe(250);
   });
@@ -187,7 +220,13 @@ describe('items touching the same day apply one after another, in the order sent
 
   test('a batch whose every item fails writes nothing, not even a changed day for the derived data', async () => {
     const before = await app.db('value_changes').where({ user_id: w.user.id, date: '2026-09-04' }).first();
-    const res = await app.post('/api/2/attributes/increment/', { bearer: w.a, json: [{ name: 'sauna', date: '2026-09-04', value: 2 }, { name: 'nope', date: '2026-09-04', value: 1 }] });
+    const res = await app.post('/api/2/attributes/increment/', {
+      bearer: w.a,
+      json: [
+        { name: 'sauna', date: '2026-09-04', value: 2 },
+        { name: 'nope', date: '2026-09-04', value: 1 },
+      ],
+    });
     expect(res.status).toBe(202);
     expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['validation', 'not_found']);
     expect(before).toBeUndefined();
@@ -198,7 +237,10 @@ describe('items touching the same day apply one after another, in the order sent
 
 describe('concurrent batches in opposite orders never deadlock', () => {
   async function tagsOf(service: string, bearer: string, count: number): Promise<string[]> {
-    const res = await app.post('/api/2/attributes/create/', { bearer, json: Array.from({ length: count }, (_, i) => ({ label: `${service} ${i}`, group: 'custom', value_type: 0 })) });
+    const res = await app.post('/api/2/attributes/create/', {
+      bearer,
+      json: Array.from({ length: count }, (_, i) => ({ label: `${service} ${i}`, group: 'custom', value_type: 0 })),
+    });
     expect(res.status).toBe(200);
     return res.body.success.map((s: { name: string }) => s.name);
   }

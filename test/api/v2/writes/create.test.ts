@@ -61,7 +61,9 @@ test('a label whose name the person already has fails with already_exists, also 
   ]);
   const again = await create([{ label: 'Steps', group: 'activity', value_type: 0 }]);
   expect(again.body.failed[0]).toMatchObject({ error: 'Attribute steps_2 already exists.', error_code: 'already_exists' });
-  expect(await app.db('attributes').where({ user_id: w.user.id }).whereIn('name', ['cups_of_tea_2', 'steps_3', 'cafe_visits_2']).count({ n: '*' })).toEqual([{ n: 0 }]);
+  expect(await app.db('attributes').where({ user_id: w.user.id }).whereIn('name', ['cups_of_tea_2', 'steps_3', 'cafe_visits_2']).count({ n: '*' })).toEqual([
+    { n: 0 },
+  ]);
 });
 
 test('a custom tag keeps underscores for spaces and gets priority 2', async () => {
@@ -91,7 +93,15 @@ test('problems fail per item with their error codes, and nothing of a failed ite
   ]);
   expect(res.body.success.map((s: { name: string }) => s.name)).toEqual(['sleepiness']);
   expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual([
-    'forbidden_scope', 'not_found', 'missing_field', 'validation', 'invalid_type', 'validation', 'invalid_type', 'not_found', 'invalid_type',
+    'forbidden_scope',
+    'not_found',
+    'missing_field',
+    'validation',
+    'invalid_type',
+    'validation',
+    'invalid_type',
+    'not_found',
+    'invalid_type',
   ]);
   expect(res.body.failed[2].error).toBe('Item 3 is missing required fields: value_type.');
   const withoutManual = await create([{ label: 'Snacks', group: 'custom', value_type: 0 }], '', noManualWrite.a);

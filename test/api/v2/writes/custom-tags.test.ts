@@ -19,7 +19,10 @@ const update = (json: unknown[]) => app.post('/api/2/attributes/update/', { bear
 
 test('using tags on a day writes the custom text: their names with spaces, joined by ", " in write order', async () => {
   await update([{ name: 'saw_friends', date: '2026-11-01', value: 1 }]);
-  await update([{ name: 'went_running', date: '2026-11-01', value: 1 }, { name: 'headache', date: '2026-11-01', value: 0 }]);
+  await update([
+    { name: 'went_running', date: '2026-11-01', value: 1 },
+    { name: 'headache', date: '2026-11-01', value: 0 },
+  ]);
   expect(await valueOn(app, w, 'custom', '2026-11-01')).toBe('saw friends, went running');
 });
 
@@ -30,9 +33,13 @@ test('a tag set back to 0 leaves the text; the last one leaves an empty text, ne
   expect(await valueOn(app, w, 'custom', '2026-11-01')).toBe('');
 });
 
-test('a day\'s tags are the custom attributes with priority 2 or more and value 1; the text is not the source of truth', async () => {
-  await update([{ name: 'ate_out', date: '2026-11-02', value: 1 }, { name: 'headache', date: '2026-11-02', value: 1 }]);
-  const tags = await app.db('attribute_values as v')
+test("a day's tags are the custom attributes with priority 2 or more and value 1; the text is not the source of truth", async () => {
+  await update([
+    { name: 'ate_out', date: '2026-11-02', value: 1 },
+    { name: 'headache', date: '2026-11-02', value: 1 },
+  ]);
+  const tags = await app
+    .db('attribute_values as v')
     .join('attributes as a', 'a.id', 'v.attribute_id')
     .where({ 'v.user_id': w.user.id, 'v.date': '2026-11-02', 'a.group_name': 'custom', 'v.value_num': 1 })
     .where('a.priority', '>=', 2)
@@ -55,9 +62,18 @@ test('the text drops the oldest tags until it fits 250 characters', async () => 
 });
 
 test('a boolean of the custom group is no tag, for the writes and for the statistics alike (one definition)', async () => {
-  const created = await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Took vitamins', group: 'custom', value_type: 7 }, { label: 'Long walk', group: 'custom', value_type: 0 }] });
+  const created = await app.post('/api/2/attributes/create/', {
+    bearer: w.a,
+    json: [
+      { label: 'Took vitamins', group: 'custom', value_type: 7 },
+      { label: 'Long walk', group: 'custom', value_type: 0 },
+    ],
+  });
   expect(created.status).toBe(200);
-  await update([{ name: 'took_vitamins', date: '2026-11-04', value: 1 }, { name: 'long_walk', date: '2026-11-04', value: 1 }]);
+  await update([
+    { name: 'took_vitamins', date: '2026-11-04', value: 1 },
+    { name: 'long_walk', date: '2026-11-04', value: 1 },
+  ]);
   expect(await valueOn(app, w, 'custom', '2026-11-04')).toBe('long walk');
   const data = await loadUserData(app.db, w.user.id, '2026-11-01', '2026-11-04');
   const tagOf = (name: string) => data.attributes.find((a) => a.name === name)?.isTag;

@@ -7,7 +7,13 @@ beforeAll(async () => {
   app = await startTestApp();
   w = await writer(app);
   await acquire(app, w.a, ['steps', 'weight', 'coffees', 'mood', 'mood_note', 'sleep_start', 'sleep_end', 'body_fat']);
-  await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Sauna', group: 'health', value_type: 7 }, { label: 'Focus', group: 'productivity', value_type: 8 }] });
+  await app.post('/api/2/attributes/create/', {
+    bearer: w.a,
+    json: [
+      { label: 'Sauna', group: 'health', value_type: 7 },
+      { label: 'Focus', group: 'productivity', value_type: 8 },
+    ],
+  });
 });
 // A test that moves the clock gets the file's clock back, even when one of its assertions fails.
 afterEach(() => {
@@ -24,7 +30,10 @@ test('a day without a value starts from 0, and each success carries current, the
   const first = await increment(w.a, [{ name: 'steps', date: '2026-11-01', value: 1200 }]);
   expect(first.status).toBe(200);
   expect(first.body.success).toEqual([{ name: 'steps', date: '2026-11-01', value: 1200, current: 1200 }]);
-  const second = await increment(w.a, [{ name: 'steps', date: '2026-11-01', value: 800 }, { name: 'steps', date: '2026-11-01', value: -500 }]);
+  const second = await increment(w.a, [
+    { name: 'steps', date: '2026-11-01', value: 800 },
+    { name: 'steps', date: '2026-11-01', value: -500 },
+  ]);
   expect(second.body.success.map((s: { current: number }) => s.current)).toEqual([2000, 1500]);
   expect(await valueOn(app, w, 'steps', '2026-11-01')).toBe(1500);
 });
@@ -38,7 +47,13 @@ test('a float attribute takes float deltas', async () => {
 test('a float delta on an integer attribute fails: "Cannot apply a float to an integer type"', async () => {
   const res = await increment(w.a, [{ name: 'steps', date: '2026-11-01', value: 1.5 }]);
   expect(res.status).toBe(202);
-  expect(res.body.failed[0]).toEqual({ name: 'steps', date: '2026-11-01', value: 1.5, error: 'Cannot apply a float to an integer type.', error_code: 'validation' });
+  expect(res.body.failed[0]).toEqual({
+    name: 'steps',
+    date: '2026-11-01',
+    value: 1.5,
+    error: 'Cannot apply a float to an integer type.',
+    error_code: 'validation',
+  });
   expect(await valueOn(app, w, 'steps', '2026-11-01')).toBe(1500);
 });
 
@@ -65,8 +80,17 @@ test('a boolean can be incremented while its total stays 0 or 1', async () => {
 });
 
 test('a total outside the attribute range is refused and the day keeps its value', async () => {
-  await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'mood', date: '2026-11-01', value: 8 }, { name: 'body_fat', date: '2026-11-01', value: 0.9 }] });
-  const res = await increment(w.a, [{ name: 'mood', date: '2026-11-01', value: 2 }, { name: 'body_fat', date: '2026-11-01', value: 0.2 }]);
+  await app.post('/api/2/attributes/update/', {
+    bearer: w.a,
+    json: [
+      { name: 'mood', date: '2026-11-01', value: 8 },
+      { name: 'body_fat', date: '2026-11-01', value: 0.9 },
+    ],
+  });
+  const res = await increment(w.a, [
+    { name: 'mood', date: '2026-11-01', value: 2 },
+    { name: 'body_fat', date: '2026-11-01', value: 0.2 },
+  ]);
   expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['validation', 'validation']);
   expect(await valueOn(app, w, 'mood', '2026-11-01')).toBe(8);
   expect(await valueOn(app, w, 'body_fat', '2026-11-01')).toBe(0.9);
@@ -85,7 +109,7 @@ test('an omitted date means today in the user timezone, on both sides of the dat
   app.setNow(undefined);
 });
 
-test('missing fields, a delta that is not a number, and another service\'s attribute fail per item', async () => {
+test("missing fields, a delta that is not a number, and another service's attribute fail per item", async () => {
   const res = await increment(w.b, [{ value: 1 }, { name: 'steps', value: 1 }]);
   expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['missing_field', 'unauthorised']);
   expect(res.body.failed[0].error).toBe('Item 0 is missing required fields: name.');

@@ -14,7 +14,11 @@ afterAll(async () => {
 const post = (path: string, bearer: string, json: unknown[]) => app.post(`/api/2/attributes/${path}`, { bearer, json });
 
 async function ownerOf(userId: number, name: string): Promise<{ owner: string | null; active: boolean }> {
-  const row = await app.db('attributes as a').leftJoin('oauth_clients as c', 'c.id', 'a.owner_client_pk').where({ 'a.user_id': userId, 'a.name': name }).first('c.client_id', 'a.active');
+  const row = await app
+    .db('attributes as a')
+    .leftJoin('oauth_clients as c', 'c.id', 'a.owner_client_pk')
+    .where({ 'a.user_id': userId, 'a.name': name })
+    .first('c.client_id', 'a.active');
   return { owner: row.client_id ?? null, active: row.active };
 }
 
@@ -71,10 +75,23 @@ test('acquiring what the caller already owns succeeds again; the manual flag is 
 
 test('acquire fails per item: unknown template or name is not_found, neither field is missing_field, a group outside the write scopes is forbidden_scope', async () => {
   const w = await writer(app, ['activity_write']);
-  const res = await post('acquire/', w.a, [{ template: 'no_such' }, { name: 'no_such' }, { manual: true }, { template: 'mood' }, { template: 7 }, { template: 'steps' }]);
+  const res = await post('acquire/', w.a, [
+    { template: 'no_such' },
+    { name: 'no_such' },
+    { manual: true },
+    { template: 'mood' },
+    { template: 7 },
+    { template: 'steps' },
+  ]);
   expect(res.status).toBe(202);
   expect(res.body.success).toEqual([{ name: 'steps', active: true }]);
-  expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual(['not_found', 'not_found', 'missing_field', 'forbidden_scope', 'invalid_type']);
+  expect(res.body.failed.map((f: { error_code: string }) => f.error_code)).toEqual([
+    'not_found',
+    'not_found',
+    'missing_field',
+    'forbidden_scope',
+    'invalid_type',
+  ]);
   expect(res.body.failed[2].error).toBe('Item 2 is missing required fields: template or name.');
   expect(await app.db('attributes').where({ user_id: w.user.id, name: 'mood' }).first()).toBeUndefined();
 });

@@ -4,9 +4,24 @@ import { makeClient, makeToken, makeUser } from '../../../support/fixtures';
 import type { User } from '../../../../src/domain/identity/users';
 
 export const ALL_WRITE = [
-  'activity_read', 'activity_write', 'mood_read', 'mood_write', 'sleep_read', 'sleep_write', 'health_read', 'health_write',
-  'custom_read', 'custom_write', 'food_read', 'food_write', 'weather_read', 'weather_write', 'location_read', 'location_write',
-  'productivity_read', 'productivity_write',
+  'activity_read',
+  'activity_write',
+  'mood_read',
+  'mood_write',
+  'sleep_read',
+  'sleep_write',
+  'health_read',
+  'health_write',
+  'custom_read',
+  'custom_write',
+  'food_read',
+  'food_write',
+  'weather_read',
+  'weather_write',
+  'location_read',
+  'location_write',
+  'productivity_read',
+  'productivity_write',
 ];
 
 export interface Writer {

@@ -8,10 +8,13 @@ beforeAll(async () => {
   app = await startTestApp();
   w = await writer(app);
   await acquire(app, w.a, ['steps', 'weight', 'mood', 'mood_note', 'sleep', 'body_fat', 'sleep_start', 'sleep_end', 'location']);
-  await app.post('/api/2/attributes/create/', { bearer: w.a, json: [
-    { label: 'Sauna', group: 'health', value_type: 7 },
-    { label: 'Energy level', group: 'health', value_type: 8 },
-  ] });
+  await app.post('/api/2/attributes/create/', {
+    bearer: w.a,
+    json: [
+      { label: 'Sauna', group: 'health', value_type: 7 },
+      { label: 'Energy level', group: 'health', value_type: 8 },
+    ],
+  });
 });
 afterAll(async () => {
   await app.close();
@@ -40,13 +43,12 @@ test('an update overwrites the day total', async () => {
 });
 
 test('a missing field fails that item alone with missing_field naming its index and fields; the answer is 202', async () => {
-  const res = await update(w.a, [
+  const res = await update(w.a, [{ name: 'steps', date: '2026-11-03', value: 10 }, { name: 'sleep' }, { name: 'steps', date: '2026-11-04', value: 20 }]);
+  expect(res.status).toBe(202);
+  expect(res.body.success).toEqual([
     { name: 'steps', date: '2026-11-03', value: 10 },
-    { name: 'sleep' },
     { name: 'steps', date: '2026-11-04', value: 20 },
   ]);
-  expect(res.status).toBe(202);
-  expect(res.body.success).toEqual([{ name: 'steps', date: '2026-11-03', value: 10 }, { name: 'steps', date: '2026-11-04', value: 20 }]);
   expect(res.body.failed).toEqual([{ name: 'sleep', error: 'Item 1 is missing required fields: date, value.', error_code: 'missing_field' }]);
   expect(await valueOn(app, w, 'steps', '2026-11-04')).toBe(20);
 });
@@ -62,19 +64,47 @@ test('a value is never set back to null', async () => {
 
 describe('values are checked by the attribute value type and the ranges the spec states', () => {
   const accepted: Array<[string, unknown]> = [
-    ['steps', 0], ['steps', 12000], ['weight', 70], ['weight', 70.25], ['location', 'home'], ['sleep', 420],
-    ['sleep_end', 430], ['sleep_start', -30], ['body_fat', 0], ['body_fat', 0.215], ['body_fat', 1],
-    ['sauna', 0], ['sauna', 1], ['energy_level', 1], ['energy_level', 9], ['mood', 1], ['mood', 9],
-    ['mood_note', 'x'.repeat(1000)], ['mood_note', '🙂'.repeat(1000)],
+    ['steps', 0],
+    ['steps', 12000],
+    ['weight', 70],
+    ['weight', 70.25],
+    ['location', 'home'],
+    ['sleep', 420],
+    ['sleep_end', 430],
+    ['sleep_start', -30],
+    ['body_fat', 0],
+    ['body_fat', 0.215],
+    ['body_fat', 1],
+    ['sauna', 0],
+    ['sauna', 1],
+    ['energy_level', 1],
+    ['energy_level', 9],
+    ['mood', 1],
+    ['mood', 9],
+    ['mood_note', 'x'.repeat(1000)],
+    ['mood_note', '🙂'.repeat(1000)],
   ];
   /** Test titles show long strings by their length. */
   const shown = (value: unknown) => (typeof value === 'string' && value.length > 40 ? `a string of ${[...value].length} characters` : JSON.stringify(value));
   const refused: Array<[string, unknown, RegExp]> = [
-    ['steps', 1.5, /integer/], ['steps', '8000', /integer/], ['steps', true, /integer/], ['weight', 'heavy', /number/],
-    ['location', 12, /string/], ['sleep', 7.5, /integer/], ['body_fat', 1.01, /0\.0 to 1\.0/], ['body_fat', -0.1, /0\.0 to 1\.0/],
-    ['sauna', 2, /0 or 1/], ['sauna', true, /integer/], ['energy_level', 0, /1 to 9/], ['energy_level', 10, /1 to 9/],
-    ['mood', 0, /1 to 9/], ['mood', 10, /1 to 9/], ['mood', 5.5, /integer/], ['mood_note', 'x'.repeat(1001), /1000 characters/],
-    ['steps', { n: 1 }, /integer/], ['steps', [1], /integer/],
+    ['steps', 1.5, /integer/],
+    ['steps', '8000', /integer/],
+    ['steps', true, /integer/],
+    ['weight', 'heavy', /number/],
+    ['location', 12, /string/],
+    ['sleep', 7.5, /integer/],
+    ['body_fat', 1.01, /0\.0 to 1\.0/],
+    ['body_fat', -0.1, /0\.0 to 1\.0/],
+    ['sauna', 2, /0 or 1/],
+    ['sauna', true, /integer/],
+    ['energy_level', 0, /1 to 9/],
+    ['energy_level', 10, /1 to 9/],
+    ['mood', 0, /1 to 9/],
+    ['mood', 10, /1 to 9/],
+    ['mood', 5.5, /integer/],
+    ['mood_note', 'x'.repeat(1001), /1000 characters/],
+    ['steps', { n: 1 }, /integer/],
+    ['steps', [1], /integer/],
   ];
 
   test.each(accepted.map(([name, value]) => ({ name, value, label: shown(value) })))('$name accepts $label', async ({ name, value }) => {
@@ -83,14 +113,17 @@ describe('values are checked by the attribute value type and the ranges the spec
     expect(await valueOn(app, w, name, '2026-10-01')).toEqual(value);
   });
 
-  test.each(refused.map(([name, value, message]) => ({ name, value, message, label: shown(value) })))('$name refuses $label with validation', async ({ name, value, message }) => {
-    const before = await valueOn(app, w, name, '2026-10-02');
-    const res = await update(w.a, [{ name, date: '2026-10-02', value }]);
-    expect(res.status).toBe(202);
-    expect(res.body.failed[0]).toMatchObject({ name, error_code: 'validation' });
-    expect(res.body.failed[0].error).toMatch(message);
-    expect(await valueOn(app, w, name, '2026-10-02')).toEqual(before);
-  });
+  test.each(refused.map(([name, value, message]) => ({ name, value, message, label: shown(value) })))(
+    '$name refuses $label with validation',
+    async ({ name, value, message }) => {
+      const before = await valueOn(app, w, name, '2026-10-02');
+      const res = await update(w.a, [{ name, date: '2026-10-02', value }]);
+      expect(res.status).toBe(202);
+      expect(res.body.failed[0]).toMatchObject({ name, error_code: 'validation' });
+      expect(res.body.failed[0].error).toMatch(message);
+      expect(await valueOn(app, w, name, '2026-10-02')).toEqual(before);
+    },
+  );
 });
 
 test.each([
@@ -147,12 +180,15 @@ test('36 items are refused with 400 and nothing is written', async () => {
 });
 
 test('every committed write records the changed day for the derived-data jobs, in the same transaction', async () => {
-  await update(w.a, [{ name: 'steps', date: '2026-08-15', value: 3 }, { name: 'steps', date: '2026-08-16', value: 'x' }]);
+  await update(w.a, [
+    { name: 'steps', date: '2026-08-15', value: 3 },
+    { name: 'steps', date: '2026-08-16', value: 'x' },
+  ]);
   const changed = await app.db('value_changes').where({ user_id: w.user.id }).whereIn('date', ['2026-08-15', '2026-08-16']).pluck('date');
   expect(changed).toEqual(['2026-08-15']);
 });
 
-test('another user is never touched: a name is looked up among the caller\'s own attributes', async () => {
+test("another user is never touched: a name is looked up among the caller's own attributes", async () => {
   const other = await writer(app);
   await acquire(app, other.a, ['steps']);
   await update(other.a, [{ name: 'steps', date: '2026-11-07', value: 4242 }]);
