@@ -7,7 +7,7 @@
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
-import { PAGE } from '../support/web';
+import { PAGE, sessionCsrf } from '../support/web';
 import { localDate, addDays } from '../../src/domain/time';
 import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import type { User } from '../../src/domain/identity/users';
@@ -38,18 +38,12 @@ async function person(): Promise<Person> {
   return { user, session, reader, today: localDate(new Date(), 'UTC') };
 }
 
-/** The anti-forgery token of a logged-in page's forms (the log-out form carries the same one). */
-async function csrf(p: Person, path = '/data'): Promise<string> {
-  const res = await app.get(path, { ...PAGE, session: p.session });
-  return /name="csrf_token" value="([^"]+)"/.exec(res.text)![1];
-}
-
 async function track(p: Person, form: Record<string, string>) {
-  return app.post('/data/track', { ...PAGE, session: p.session, form: { csrf_token: await csrf(p), ...form } });
+  return app.post('/data/track', { ...PAGE, session: p.session, form: { csrf_token: await sessionCsrf(app, p.session, '/data'), ...form } });
 }
 
 async function enter(p: Person, name: string, value: string, date = p.today) {
-  return app.post('/data/values', { ...PAGE, session: p.session, form: { csrf_token: await csrf(p), name, date, value } });
+  return app.post('/data/values', { ...PAGE, session: p.session, form: { csrf_token: await sessionCsrf(app, p.session, '/data'), name, date, value } });
 }
 
 /** The value the API returns for an attribute on a day (null when none). */

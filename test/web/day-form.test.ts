@@ -6,7 +6,7 @@
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
-import { PAGE } from '../support/web';
+import { PAGE, sessionCsrf } from '../support/web';
 import { addDays, localDate } from '../../src/domain/time';
 import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import type { User } from '../../src/domain/identity/users';
@@ -35,18 +35,13 @@ async function person(): Promise<Person> {
   return { user, session, reader, today: localDate(new Date(), 'UTC') };
 }
 
-async function csrf(p: Person, path = '/data'): Promise<string> {
-  const res = await app.get(path, { ...PAGE, session: p.session });
-  return /name="csrf_token" value="([^"]+)"/.exec(res.text)![1];
-}
-
 async function track(p: Person, form: Record<string, string>) {
-  const res = await app.post('/data/track', { ...PAGE, session: p.session, form: { csrf_token: await csrf(p), ...form } });
+  const res = await app.post('/data/track', { ...PAGE, session: p.session, form: { csrf_token: await sessionCsrf(app, p.session, '/data'), ...form } });
   expect([form, res.status]).toEqual([form, 303]);
 }
 
 async function saveDay(p: Person, values: Record<string, string>, date = p.today) {
-  return app.post('/data/day', { ...PAGE, session: p.session, form: { csrf_token: await csrf(p), date, ...values } });
+  return app.post('/data/day', { ...PAGE, session: p.session, form: { csrf_token: await sessionCsrf(app, p.session, '/data'), date, ...values } });
 }
 
 /** The API's values of a day, by attribute name. */
@@ -225,7 +220,7 @@ test('tracking something new offers kinds in people’s words, makes a tag a cus
   const refused = await app.post('/data/track', {
     ...PAGE,
     session: p.session,
-    form: { csrf_token: await csrf(p), kind: 'custom', label: 'Naps', group: 'sleep', value_kind: 'vibes' },
+    form: { csrf_token: await sessionCsrf(app, p.session, '/data'), kind: 'custom', label: 'Naps', group: 'sleep', value_kind: 'vibes' },
   });
   expect(refused.status).toBe(400);
   expect(refused.text).toContain('Pick what it is from the list.');
