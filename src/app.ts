@@ -86,10 +86,14 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   app.use(outsideApis(meta.routes()));
   if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
   app.use(outsideApis(webRoutes(deps).routes()));
-  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000 }));
-  const limitRequests = rateLimit(createRateLimiter(deps.db, deps.config.rateLimitPerHour), deps.config.rateLimitPerHour);
-  app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx, next) : next()));
-  app.use(tokenRequestParseErrors());
-  app.use(dispatch(backends));
+  const limit = deps.config.rateLimitPerHour;
+  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000, limit }));
+  // The rate limit serves the rest of the chain itself: a read that finds its remembered
+  // credentials changed is served again once they are read in full (http/rate-limit.ts).
+  const parseErrors = tokenRequestParseErrors();
+  const serve = dispatch(backends);
+  const serveApi = (ctx: Koa.Context) => parseErrors(ctx, () => serve(ctx, async () => undefined));
+  const limitRequests = rateLimit(deps.db, createRateLimiter(deps.db, limit), limit, serveApi);
+  app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx) : next()));
   return { app, backends };
 }

@@ -10,7 +10,8 @@ import { unauthorized, type HttpError } from './errors';
 import type { Principal } from '../domain/apps-and-grants/principal';
 import { authenticateAccessTokenAndCount } from '../domain/apps-and-grants/tokens';
 import { quotaKey, type QuotaCount, type QuotaWindow } from '../domain/apps-and-grants/quota';
-import { findUserBySimpleToken, findUserBySimpleTokenAndCount, profileOf } from '../domain/identity/users';
+import { authenticateSimpleTokenAndCount } from '../domain/apps-and-grants/simple-tokens';
+import { DeferredCheck, RecentCredentials, type RememberedCredential, type RememberedUse } from '../domain/apps-and-grants/recent-credentials';
 import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/identity/sessions';
 import { READ_SCOPES } from '../domain/apps-and-grants/scopes';
 import { hashCredential } from '../domain/identity/credentials';
@@ -62,9 +63,18 @@ interface Resolved {
   problem?: HttpError;
   /** The request's rate-limit count, when it was taken with the credentials' lookup. */
   count?: QuotaCount;
+  /** A remembered credential handed back unchecked, for the request's read to recheck and count. */
+  remembered?: RememberedCredential;
 }
 
-async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow | undefined): Promise<Resolved> {
+async function resolve(
+  ctx: Koa.Context,
+  db: Knex,
+  now: Date,
+  quota: QuotaWindow | undefined,
+  recent: RecentCredentials,
+  use: RememberedUse,
+): Promise<Resolved> {
   const header = ctx.get('Authorization');
   if (header) {
     const match = /^(\S+)\s+(.+)$/.exec(header.trim());
@@ -72,33 +82,16 @@ async function resolve(ctx: Koa.Context, db: Knex, now: Date, quota: QuotaWindow
     const credential = match?.[2].trim() ?? '';
     if (scheme === 'bearer') {
       if (!TOKEN68.test(credential)) return { problem: invalidBearer(BEARER_PROBLEMS.unknown) };
-      const { check, count } = await authenticateAccessTokenAndCount(db, credential, now, quota);
-      if ('principal' in check) return { principal: check.principal, count };
+      const { check, count, remembered } = await authenticateAccessTokenAndCount(db, credential, now, quota, recent, use);
+      if ('principal' in check) return { principal: check.principal, count, remembered };
       if (check.problem === 'unknown' && (await isSimpleToken(db, credential))) {
         return { problem: invalidBearer('This is a simple token: send it as "Authorization: Token <token>", not Bearer.') };
       }
       return { problem: invalidBearer(BEARER_PROBLEMS[check.problem]) };
     }
     if (scheme === 'token') {
-      const { user, count } = !TOKEN68.test(credential)
-        ? {}
-        : quota
-          ? await findUserBySimpleTokenAndCount(db, credential, quota)
-          : { user: await findUserBySimpleToken(db, credential) };
-      if (user) {
-        return {
-          count,
-          principal: {
-            kind: 'simple',
-            userId: user.id,
-            username: user.username,
-            scopes: new Set(READ_SCOPES),
-            rateLimitKey: quotaKey(user.id),
-            timezone: user.timezone,
-            profile: profileOf(user),
-          },
-        };
-      }
+      const { principal, count, remembered } = TOKEN68.test(credential) ? await authenticateSimpleTokenAndCount(db, credential, now, quota, recent, use) : {};
+      if (principal) return { principal, count, remembered };
       if (TOKEN68.test(credential) && (await isAccessToken(db, credential))) {
         return { problem: unauthorized('This is an OAuth2 access token: send it as "Authorization: Bearer <token>", not Token.', `Token ${REALM}`) };
       }
@@ -134,20 +127,53 @@ export function credentialsMissing(): HttpError {
   return unauthorized('Authentication credentials were not provided.', `Bearer ${REALM}`);
 }
 
-/** Which requests the rate limit counts, and its window: those requests' OAuth tokens are counted in the lookup. */
+/** Which requests the rate limit counts, its window and its limit. */
 export interface CountedRequests {
   counts(ctx: Koa.Context): boolean;
   windowMs: number;
+  limit: number;
+}
+
+/**
+ * Reads whose handlers take the credentials' recheck and the count into their own statement
+ * (`DeferredCheck`), so that a request with a remembered credential makes one round trip in all
+ * (docs/request-path.md). The profile has no statement of its own: its recheck runs alone.
+ */
+const READS_THAT_RECHECK = new Set(['getProfile', 'listAttributes', 'listAttributesWithValues', 'listAttributeValues', 'listCorrelations']);
+
+function readsThatRecheck(ctx: Koa.Context): boolean {
+  const operation = ctx.state.operation as { operationId?: string } | undefined;
+  return ctx.method === 'GET' && ctx.path.startsWith('/api/2/') && READS_THAT_RECHECK.has(operation?.operationId ?? '');
+}
+
+/** Leaves a resolution on the context, where the security handlers and the rate limit read it. */
+function record(ctx: Koa.Context, resolved: Resolved, deferred?: DeferredCheck): void {
+  ctx.state.principal = resolved.principal;
+  ctx.state.app = resolved.app;
+  ctx.state.authProblem = resolved.problem;
+  ctx.state.quotaCount = resolved.count;
+  ctx.state.deferredCheck = deferred;
 }
 
 export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
+  // The credentials seen in the last minute, each rechecked by its request's statement.
+  const recent = new RecentCredentials();
   return async (ctx, next) => {
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
-    const { principal, app, problem, count } = await resolve(ctx, db, now(), quota);
-    ctx.state.principal = principal;
-    ctx.state.app = app;
-    ctx.state.authProblem = problem;
-    ctx.state.quotaCount = count;
+    const use = quota && readsThatRecheck(ctx) ? 'defer' : 'recheck';
+    const resolved = await resolve(ctx, db, now(), quota, recent, use);
+    if (resolved.remembered && quota && counted) {
+      record(ctx, resolved, new DeferredCheck(resolved.remembered, quota, counted.limit));
+      // When the read finds the credential's rows changed: read the credentials again in full.
+      ctx.state.reauthenticate = async () => record(ctx, await resolve(ctx, db, now(), quota, recent, 'ignore'));
+    } else {
+      record(ctx, resolved);
+    }
     await next();
   };
+}
+
+/** The deferred recheck and count of this request, for its read to take (undefined when there is none). */
+export function deferredCheckOf(ctx: Koa.Context): DeferredCheck | undefined {
+  return ctx.state.deferredCheck as DeferredCheck | undefined;
 }

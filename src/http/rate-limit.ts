@@ -2,8 +2,9 @@
  * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per person's
  * connection (domain/apps-and-grants/quota.ts: person and app for OAuth tokens, person for a simple token or a
  * session), counted atomically in Postgres so every instance shares one count. A request with
- * credentials was already counted by the statement that looked them up (http/auth.ts); the others
- * are counted here (rate-limiter-flexible, on the same table). Requests without a principal count
+ * credentials was already counted by the statement that looked them up (http/auth.ts), or is
+ * counted by its read's statement (a remembered credential, `limitDeferred`); the others are counted
+ * here (rate-limiter-flexible, on the same table). Requests without a principal count
  * against the client's address. Every answer carries the X-RateLimit-* headers and the IETF
  * RateLimit / RateLimit-Policy fields; past the limit, 429.
  */
@@ -14,6 +15,7 @@ import { clientAddress } from './client-address';
 import { tooManyRequests } from './errors';
 import type { Principal } from '../domain/apps-and-grants/principal';
 import type { QuotaCount } from '../domain/apps-and-grants/quota';
+import { CredentialsChanged, type DeferredCheck } from '../domain/apps-and-grants/recent-credentials';
 
 /** A count taken with the token's lookup, in the shape rate-limiter-flexible answers. */
 function resultOf(count: QuotaCount, limit: number): RateLimiterRes {
@@ -49,21 +51,74 @@ function setHeaders(ctx: Koa.Context, limit: number, result: RateLimiterRes): nu
   return reset;
 }
 
-export function rateLimit(limiter: RateLimiterPostgres, limit: number): Koa.Middleware {
-  return async (ctx, next) => {
-    const principal = ctx.state.principal as Principal | undefined;
-    const key = principal?.rateLimitKey ?? `ip:${clientAddress(ctx)}`;
-    const counted = ctx.state.quotaCount as QuotaCount | undefined;
-    let result: RateLimiterRes;
-    try {
-      if (counted && counted.points > limit) throw resultOf(counted, limit);
-      result = counted ? resultOf(counted, limit) : await limiter.consume(key, 1);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection; // a database error: the error mapper answers it
-      const retryAfter = setHeaders(ctx, limit, rejection);
-      throw tooManyRequests(`Request limit exceeded: ${limit} requests per hour. Try again in ${retryAfter} seconds.`, retryAfter);
-    }
-    setHeaders(ctx, limit, result);
-    await next();
+/** Sets the headers of a count, or throws the 429 when it is past the limit. */
+function enforce(ctx: Koa.Context, limit: number, result: RateLimiterRes): void {
+  if (result.consumedPoints > limit) {
+    const retryAfter = setHeaders(ctx, limit, result);
+    throw tooManyRequests(`Request limit exceeded: ${limit} requests per hour. Try again in ${retryAfter} seconds.`, retryAfter);
+  }
+  setHeaders(ctx, limit, result);
+}
+
+/** An API request whose count is known (taken with its credentials) or taken here: limit, then serve. */
+async function limitCounted(ctx: Koa.Context, limiter: RateLimiterPostgres, limit: number, serve: (ctx: Koa.Context) => Promise<unknown>): Promise<void> {
+  const principal = ctx.state.principal as Principal | undefined;
+  const counted = ctx.state.quotaCount as QuotaCount | undefined;
+  let result: RateLimiterRes;
+  try {
+    result = counted ? resultOf(counted, limit) : await limiter.consume(principal?.rateLimitKey ?? `ip:${clientAddress(ctx)}`, 1);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection; // a database error: the error mapper answers it
+    result = rejection;
+  }
+  enforce(ctx, limit, result);
+  await serve(ctx);
+}
+
+/**
+ * An API request made with a remembered credential (http/auth.ts): its read rechecks and counts it
+ * in its own statement (DeferredCheck), or, when no read did, the recheck and count run alone after
+ * the handler. The count is enforced then: past the limit the answer becomes the 429 (such a read
+ * fetched no data), and an error answer gives way to the 429 as it would have before the handler.
+ * When the credential's rows changed, it is read again in full and the request served again
+ * (reads only: the handler had made no change).
+ */
+async function limitDeferred(
+  ctx: Koa.Context,
+  db: Knex,
+  limiter: RateLimiterPostgres,
+  limit: number,
+  serve: (ctx: Koa.Context) => Promise<unknown>,
+  deferred: DeferredCheck,
+): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  try {
+    await serve(ctx);
+  } catch (error) {
+    failure = { error };
+  }
+  let count: QuotaCount | undefined;
+  try {
+    if (!(failure?.error instanceof CredentialsChanged)) count = await deferred.settleAlone(db);
+  } catch (error) {
+    if (!(error instanceof CredentialsChanged)) throw error;
+  }
+  if (!count) {
+    await (ctx.state.reauthenticate as () => Promise<void>)();
+    return limitCounted(ctx, limiter, limit, serve);
+  }
+  enforce(ctx, limit, resultOf(count, limit));
+  if (failure) throw failure.error;
+}
+
+export function rateLimit(
+  db: Knex,
+  limiter: RateLimiterPostgres,
+  limit: number,
+  serve: (ctx: Koa.Context) => Promise<unknown>,
+): (ctx: Koa.Context) => Promise<void> {
+  return (ctx) => {
+    const deferred = ctx.state.deferredCheck as DeferredCheck | undefined;
+    return deferred ? limitDeferred(ctx, db, limiter, limit, serve, deferred) : limitCounted(ctx, limiter, limit, serve);
   };
 }

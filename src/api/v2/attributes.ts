@@ -11,6 +11,7 @@ import { listTemplates } from '../../domain/tracking/templates';
 import { listValues } from '../../domain/tracking/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
+import { deferredCheckOf } from '../../http/auth';
 import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
@@ -66,6 +67,7 @@ export function attributesHandlers(deps: Deps) {
         filters,
         page: p,
         now: deps.now(),
+        check: deferredCheckOf(ctx),
       });
       const body: Ok<'listAttributes'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;
@@ -100,6 +102,7 @@ export function attributesHandlers(deps: Deps) {
         page: p,
         dateMax: await dateMax(deps, c, principal),
         days: queryInt(c, 'days', 1),
+        check: deferredCheckOf(ctx),
       });
       const body: Ok<'listAttributesWithValues'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;
@@ -116,6 +119,7 @@ export function attributesHandlers(deps: Deps) {
         dateMax: await dateMax(deps, c, principal),
         limit: p.limit,
         offset: p.offset,
+        check: deferredCheckOf(ctx),
       });
       const body: Ok<'listAttributeValues'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;

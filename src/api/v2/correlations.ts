@@ -1,6 +1,7 @@
 /** Handlers of the v2 `Correlations` tag. */
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
+import { deferredCheckOf } from '../../http/auth';
 import type { Principal } from '../../domain/apps-and-grants/principal';
 import { findCorrelationCombo, listCorrelations } from '../../domain/derived/correlations';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
@@ -23,6 +24,7 @@ export function correlationsHandlers(deps: Deps) {
         visibility: readVisibility(principal.scopes),
         filters: { strong: queryFlag(c, 'strong'), confident: queryFlag(c, 'confident'), attribute: queryString(c, 'attribute') },
         page,
+        check: deferredCheckOf(ctx),
       });
       const body: CorrelationList = envelope(ctx, page, count, results);
       ctx.body = body;

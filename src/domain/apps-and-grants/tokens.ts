@@ -11,6 +11,7 @@ import { hashCredential, newSecret } from '../identity/credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
 import { PROFILE_COLUMNS, profileOf, type AccountProfile } from '../identity/users';
+import { recheckAndCount, type RecentCredentials, type RememberedCredential, type RememberedUse } from './recent-credentials';
 import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
 
 /** Access and refresh tokens last a year (the spec: "about one year"). */
@@ -55,6 +56,7 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
 }
 
 const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
+       t.xmin::text as token_version, u.xmin::text as user_version,
        ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')}, c.id as client_pk, c.client_id`;
 
 const TOKEN_SQL = `select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ? limit 1`;
@@ -77,6 +79,8 @@ interface TokenRow extends AccountProfile {
   last_used_at: Date | null;
   client_pk: number;
   client_id: string;
+  token_version: string;
+  user_version: string;
   quota_points?: number | null;
   quota_expire?: number | null;
 }
@@ -86,23 +90,36 @@ interface TokenRow extends AccountProfile {
  * person's connection with its app, in ONE statement (one round trip before the request's data).
  * The count is an atomic upsert on the shared table, so it is exact across requests and instances;
  * a window that has ended starts again at 1. An unusable token counts nothing here.
+ *
+ * With `recent`, a token seen in the last minute is only rechecked (its rows unchanged) and counted,
+ * in one narrower statement (recent-credentials.ts); a token whose rows changed is looked up again.
+ * With `use` 'defer', not even that: the remembered credential comes back unchecked (`remembered`),
+ * for the request's read to recheck and count (DeferredCheck).
  */
 export async function authenticateAccessTokenAndCount(
   db: Knex,
   token: string,
   now: Date,
   quota?: QuotaWindow,
-): Promise<{ check: TokenCheck; count?: QuotaCount }> {
+  recent?: RecentCredentials,
+  use: RememberedUse = 'recheck',
+): Promise<{ check: TokenCheck; count?: QuotaCount; remembered?: RememberedCredential }> {
   const hash = hashCredential(token);
+  const seen = use === 'ignore' ? undefined : recent?.find('oauth', hash, now.getTime());
+  if (seen && use === 'defer') return { check: { principal: seen.principal }, remembered: seen };
+  if (seen) {
+    const rechecked = await recheckAndCount(db, seen, quota);
+    if (rechecked) return { check: { principal: seen.principal }, count: rechecked.count };
+    recent!.forget('oauth', hash);
+  }
   const rows = quota
     ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota, [now])])
     : await hotQuery<TokenRow>(db, TOKEN_SQL, [hash]);
   const row = rows[0];
   if (!row) return { check: { problem: 'unknown' } };
   if (row.revoked_at || row.replaced_at) return { check: { problem: 'revoked' } };
-  if (new Date(row.access_expires_at).getTime() <= now.getTime()) return { check: { problem: 'expired' } };
-  // The row just read says whether the minute's write is due, so most requests skip the statement.
-  if (lastUseIsStale(row.last_used_at, now)) await recordTokenUse(db, row.id, now);
+  const expiresAtMs = new Date(row.access_expires_at).getTime();
+  if (expiresAtMs <= now.getTime()) return { check: { problem: 'expired' } };
   const principal: Principal = {
     kind: 'oauth',
     userId: row.user_id,
@@ -115,6 +132,10 @@ export async function authenticateAccessTokenAndCount(
     timezone: row.timezone,
     profile: profileOf(row),
   };
+  // The row just read says whether the minute's write is due, so most requests skip the statement.
+  // That write makes a new row version, so the token is remembered only when it was not written.
+  if (lastUseIsStale(row.last_used_at, now)) await recordTokenUse(db, row.id, now);
+  else recent?.remember(hash, { principal, tokenVersion: row.token_version, userVersion: row.user_version, expiresAtMs, readAtMs: now.getTime() });
   return { check: { principal }, count: countOf(row) };
 }
 

@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types/v2';
 import { STRONG_R } from './correlation-strength';
-import { PREPARED } from '../../db/knex';
+import { DeferredCheck } from '../apps-and-grants/recent-credentials';
 import { MAX_OFFSET } from '../tracking/values';
 import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
@@ -108,7 +108,7 @@ export interface CorrelationFilters {
  */
 export async function listCorrelations(
   db: Knex,
-  input: { userId: number; visibility: Visibility; filters: CorrelationFilters; page: { limit: number; offset: number } },
+  input: { userId: number; visibility: Visibility; filters: CorrelationFilters; page: { limit: number; offset: number }; check?: DeferredCheck },
 ): Promise<{ count: number; results: CorrelationObject[] }> {
   const query = visibleCorrelations(db, input.userId, input.visibility)
     .select(db.raw('count(*) over () as total'))
@@ -121,11 +121,8 @@ export async function listCorrelations(
       this.where('a1.name', name).orWhere('a2.name', name);
     });
   }
-  const rows: Row[] = await query
-    .orderByRaw('abs(c.value) desc, a1.name, a2.name, c."offset" desc')
-    .limit(input.page.limit)
-    .offset(Math.min(input.page.offset, MAX_OFFSET))
-    .options(PREPARED);
+  query.orderByRaw('abs(c.value) desc, a1.name, a2.name, c."offset" desc').limit(input.page.limit).offset(Math.min(input.page.offset, MAX_OFFSET));
+  const rows = await DeferredCheck.read<Row>(db, query, input.check, 'date');
   return { count: rows[0]?.total ?? 0, results: rows.map(correlationObject) };
 }
 

@@ -162,30 +162,29 @@ export async function findUserByUsername(db: Knex, username: string): Promise<(U
     .first();
 }
 
-export async function findUserBySimpleToken(db: Knex, token: string): Promise<User | undefined> {
-  return db('users')
-    .select(USER_COLUMNS)
-    .where({ simple_token_hash: hashCredential(token) })
-    .first();
-}
+const SIMPLE_TOKEN_SQL = `select ${USER_COLUMNS.join(', ')}, xmin::text as user_version from users where simple_token_hash = ? limit 1`;
 
-const SIMPLE_TOKEN_AND_COUNT_SQL = `with u as (
-    select ${USER_COLUMNS.join(', ')} from users where simple_token_hash = ? limit 1
-  ), ${countedCte('u', quotaKeySql('u.id'), 'true')}
+const SIMPLE_TOKEN_AND_COUNT_SQL = `with u as (${SIMPLE_TOKEN_SQL}), ${countedCte('u', quotaKeySql('u.id'), 'true')}
   select u.*, counted.points as quota_points, counted.expire as quota_expire from u left join counted on true`;
 
+type SimpleTokenRow = User & { user_version: string; quota_points?: number | null; quota_expire?: number | null };
+
 /**
- * The account of a simple token and, in the same statement, the request counted against the
- * person's rate limit (quota.ts): one round trip before the request's data.
+ * The account of a simple token (by its hash), the version of its row (`xmin`, for recent-credentials.ts) and,
+ * when `quota` is given, the request counted against the person's rate limit (quota.ts), all in one
+ * statement: one round trip before the request's data.
  */
-export async function findUserBySimpleTokenAndCount(db: Knex, token: string, quota: QuotaWindow): Promise<{ user?: User; count?: QuotaCount }> {
-  const [row] = await hotQuery<User & { quota_points: number | null; quota_expire: number | null }>(db, SIMPLE_TOKEN_AND_COUNT_SQL, [
-    hashCredential(token),
-    ...countedBindings(quota),
-  ]);
+export async function findUserBySimpleTokenAndCount(
+  db: Knex,
+  hash: string,
+  quota?: QuotaWindow,
+): Promise<{ user?: User; userVersion?: string; count?: QuotaCount }> {
+  const [row] = quota
+    ? await hotQuery<SimpleTokenRow>(db, SIMPLE_TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota)])
+    : await hotQuery<SimpleTokenRow>(db, SIMPLE_TOKEN_SQL, [hash]);
   if (!row) return {};
-  const { quota_points: _points, quota_expire: _expire, ...user } = row;
-  return { user, count: countOf(row) };
+  const { quota_points: _points, quota_expire: _expire, user_version: userVersion, ...user } = row;
+  return { user, userVersion, count: countOf(row) };
 }
 
 /**

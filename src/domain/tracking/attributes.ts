@@ -9,7 +9,7 @@
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
-import { PREPARED } from '../../db/knex';
+import { DeferredCheck } from '../apps-and-grants/recent-credentials';
 import { daysEndingAt } from '../time';
 import { liveTokenCondition } from '../apps-and-grants/tokens';
 import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './values';
@@ -199,13 +199,12 @@ function orderPage(query: Knex.QueryBuilder): Knex.QueryBuilder {
  */
 export async function listAttributes(
   db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date },
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date; check?: DeferredCheck },
 ): Promise<Page<AttributeObject>> {
   if (input.filters.ownerClientPk === null) return { count: 0, results: [] };
   const page = pageQuery(db, input.userId, input.visibility, input.filters, input.page).as('p');
-  const rows: Array<AttributeRow & { total: number }> = await orderPage(db.from(page).select('p.*', availableServicesColumn(db, input.now, 'p'))).options(
-    PREPARED,
-  );
+  const query = orderPage(db.from(page).select('p.*', availableServicesColumn(db, input.now, 'p')));
+  const rows = await DeferredCheck.read<AttributeRow & { total: number }>(db, query, input.check, 'id');
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
 }
 
@@ -225,7 +224,7 @@ export interface AttributeRowWithValues {
  */
 export async function listAttributeRowsWithValues(
   db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page?: PageWindow; dateMax: string; days: number },
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page?: PageWindow; dateMax: string; days: number; check?: DeferredCheck },
 ): Promise<Page<AttributeRowWithValues>> {
   const dates = daysEndingAt(input.dateMax, input.days);
   const named = input.filters.names !== undefined || input.filters.templates !== undefined;
@@ -243,8 +242,8 @@ export async function listAttributeRowsWithValues(
      ), '[]'::json) as stored_values`,
     [dates[dates.length - 1], dates[0]],
   );
-  const rows: Array<Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> }> =
-    await orderPage(db.from(page).select('p.*', storedValues)).options(PREPARED);
+  type Row = Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> };
+  const rows = await DeferredCheck.read<Row>(db, orderPage(db.from(page).select('p.*', storedValues)), input.check, 'id');
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map(({ total: _total, stored_values: stored, ...row }) => {
@@ -257,7 +256,7 @@ export async function listAttributeRowsWithValues(
 /** A page of attributes with values (`listAttributeRowsWithValues`) as v2 with-values objects. */
 export async function listAttributesWithValues(
   db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; dateMax: string; days: number },
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; dateMax: string; days: number; check?: DeferredCheck },
 ): Promise<Page<AttributeWithValuesObject>> {
   const page = await listAttributeRowsWithValues(db, input);
   return {

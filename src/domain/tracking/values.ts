@@ -6,6 +6,7 @@
  */
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
+import { DeferredCheck } from '../apps-and-grants/recent-credentials';
 import { isIntegerValueType, isTextValueType } from '../../db/catalogue';
 import { hotQuery } from '../../db/knex';
 import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from '../time';
@@ -54,6 +55,8 @@ export interface ListValuesInput {
   dateMax: string;
   limit: number;
   offset: number;
+  /** The request's deferred credentials' recheck and count, taken into this read's statement. */
+  check?: DeferredCheck;
 }
 
 /** Postgres' OFFSET is a bigint; a page number past this is past the end of any list anyway. */
@@ -69,7 +72,8 @@ export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
  * no rows means 0).
  */
 export async function listValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
-  const rows = await hotQuery<{ date: string; value_num: number | null; value_text: string | null; value_type: number; total: number }>(db, LIST_VALUES_SQL, [
+  type Row = { date: string; value_num: number | null; value_text: string | null; value_type: number; total: number };
+  const bindings = [
     input.dateMax,
     input.dateMax,
     input.limit,
@@ -77,7 +81,8 @@ export async function listValues(db: Knex, input: ListValuesInput): Promise<{ co
     input.userId,
     input.attribute,
     ...visibleBindings(input.visibility),
-  ]);
+  ];
+  const rows = input.check ? await input.check.readChecked<Row>(db, LIST_VALUES_SQL, bindings, 'date') : await hotQuery<Row>(db, LIST_VALUES_SQL, bindings);
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
