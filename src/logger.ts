@@ -2,14 +2,14 @@
 import pino, { type Logger } from 'pino';
 
 /**
- * The service's log (stdout) is written in blocks of about 4 KB rather than a write per line: one
+ * The service's log (stdout) is written in blocks of about 12 KB rather than a write per line: one
  * line per request was a system call per request, the largest single item of a cheap read's own
  * CPU after its database round trips (docs/request-path.md). A line waits at most
  * FLUSH_INTERVAL_MS; warnings and errors, and the start-up and shutdown lines (flushed by their
  * callers), are written at once, and whatever is buffered is written synchronously when the
  * process exits (pino's exit hook). Standard error (the CLI's log) stays synchronous.
  */
-const BUFFER_BYTES = 4096;
+const BUFFER_BYTES = 12 * 1024; // sonic-boom needs it below its largest write (16 KB)
 const FLUSH_INTERVAL_MS = 250;
 const WARN = 40;
 

@@ -183,7 +183,8 @@ export class DeferredCheck {
     if (!first) throw new CredentialsChanged();
     this.count = countOf(first);
     if ((first as Record<string, unknown>)[present] === null) return [];
-    return rows.map(({ quota_points: _points, quota_expire: _expire, ...row }) => row as R);
+    // The rows keep the two count columns (not copied without them: the readers pick their fields).
+    return rows;
   }
 
   /** `readChecked` for a query built with knex, or the query as it is without a check. */
@@ -201,6 +202,11 @@ export class DeferredCheck {
     this.count = rechecked.count;
     return this.count;
   }
+}
+
+/** Runs a hot read of fixed text (`hotQuery`), with the request's deferred check when it has one (`readChecked`). */
+export function readRows<R>(db: Knex, sql: string, bindings: readonly unknown[], check: DeferredCheck | undefined, present: string): Promise<R[]> {
+  return check ? check.readChecked<R>(db, sql, bindings, present) : hotQuery<R>(db, sql, bindings);
 }
 
 /** Statement texts of checked reads, by recheck and read text (a read's text is fixed per query shape). */

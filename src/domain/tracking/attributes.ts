@@ -9,11 +9,11 @@
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
-import { DeferredCheck } from '../apps-and-grants/recent-credentials';
+import { readRows, type DeferredCheck } from '../apps-and-grants/recent-credentials';
 import { daysEndingAt } from '../time';
 import { liveTokenCondition } from '../apps-and-grants/tokens';
 import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './values';
-import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
+import { VISIBLE_SQL, visibleBindings, type Visibility } from '../apps-and-grants/visibility';
 
 /** A group embedded in an attribute or template. */
 export type GroupObject = components['schemas']['Group'];
@@ -49,28 +49,16 @@ export interface AttributeRow {
 }
 
 /** The person's attributes with every column `attributeObject` needs except `available_services`. */
+/** The columns of an attribute row (AttributeRow but its services), over `attributes a`, `groups g` and `oauth_clients o`. */
+const ATTRIBUTE_COLUMNS = `a.id, a.user_id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
+       a.value_type, a.priority, a.manual, a.active, a.private, o.client_id as service_name, o.name as service_label`;
+
 function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
   return db('attributes as a')
     .join('groups as g', 'g.name', 'a.group_name')
     .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
     .where('a.user_id', userId)
-    .select(
-      'a.id',
-      'a.user_id',
-      'a.name',
-      'a.label',
-      'a.template_name',
-      'a.group_name',
-      'g.label as group_label',
-      'g.priority as group_priority',
-      'a.value_type',
-      'a.priority',
-      'a.manual',
-      'a.active',
-      'a.private',
-      'o.client_id as service_name',
-      'o.name as service_label',
-    );
+    .select(db.raw(ATTRIBUTE_COLUMNS));
 }
 
 /**
@@ -102,14 +90,6 @@ function availableServicesColumn(db: Knex, now: Date, alias: string): Knex.Raw {
  */
 export function selectAttributes(db: Knex, userId: number, now: Date): Knex.QueryBuilder {
   return baseAttributes(db, userId).select(availableServicesColumn(db, now, 'a'));
-}
-
-/**
- * The order of every attribute list: group priority, attribute priority, name. Names are unique per
- * person, so the order is total and paging never repeats or skips an attribute.
- */
-export function orderAttributes(query: Knex.QueryBuilder, alias = 'a', groupAlias = 'g'): Knex.QueryBuilder {
-  return query.orderBy([{ column: `${groupAlias}.priority` }, { column: `${alias}.priority` }, { column: `${alias}.name` }]);
 }
 
 /** The embedded Group from a row's `group_name`, `group_label`, `group_priority` (groups are rows of the catalogue). */
@@ -163,35 +143,71 @@ export interface Page<T> {
   results: T[];
 }
 
-function applyFilters(query: Knex.QueryBuilder, visibility: Visibility, filters: AttributeFilters): Knex.QueryBuilder {
-  whereVisible(query, visibility);
-  if (filters.groups) query.whereIn('a.group_name', [...filters.groups]);
-  if (filters.names) query.whereIn('a.name', [...filters.names]);
-  if (filters.templates) query.whereIn('a.template_name', [...filters.templates]);
-  if (filters.excludeCustom) query.whereNotNull('a.template_name');
-  if (filters.manual !== undefined) query.where('a.manual', filters.manual);
-  if (!filters.includeInactive) query.where('a.active', true);
-  if (!filters.includeLowPriority) query.where('a.priority', '<', LOW_PRIORITY);
-  if (filters.ownerClientPk === null) query.whereRaw('false');
-  else if (filters.ownerClientPk !== undefined) query.where('a.owner_client_pk', filters.ownerClientPk);
-  return query;
-}
-
 /**
  * One page of matching attribute rows, ordered, with `total`: a window count of every matching row
  * (a page past the end has no rows and so no total; callers need one only for page 1, where no
- * rows means 0). Per-row extras are selected around it, so they are computed for the page only.
+ * rows means 0). Per-row extras are selected around it (as `p`), so they are computed for the page
+ * only. Fixed text whatever the filters (a hot read, prepared once per connection): a filter that
+ * is absent binds null (or false) and its condition holds for every row; the person's index
+ * narrows the rows to their few dozen attributes before any of these conditions is tested. Filters
+ * combine with AND; an empty name list matches nothing. The order of every attribute list: group
+ * priority, attribute priority, name (names are unique per person, so paging never repeats or skips).
  */
-function pageQuery(db: Knex, userId: number, visibility: Visibility, filters: AttributeFilters, page: PageWindow): Knex.QueryBuilder {
-  const query = baseAttributes(db, userId).select(db.raw('count(*) over () as total'));
-  applyFilters(query, visibility, filters);
-  return orderAttributes(query).limit(page.limit).offset(Math.min(page.offset, MAX_OFFSET));
+const PAGE_SQL = `select ${ATTRIBUTE_COLUMNS}, count(*) over () as total
+  from attributes a join groups g on g.name = a.group_name left join oauth_clients o on o.id = a.owner_client_pk
+ where a.user_id = ? and ${VISIBLE_SQL}
+   and (?::text[] is null or a.group_name = any(?::text[]))
+   and (?::text[] is null or a.name = any(?::text[]))
+   and (?::text[] is null or a.template_name = any(?::text[]))
+   and (not ?::boolean or a.template_name is not null)
+   and (?::boolean is null or a.manual = ?::boolean)
+   and (?::boolean or a.active)
+   and (?::boolean or a.priority < ${LOW_PRIORITY})
+   and (?::bigint is null or a.owner_client_pk = ?::bigint)
+ order by g.priority, a.priority, a.name
+ limit ? offset ?`;
+
+/** PAGE_SQL's bindings, in its order. `filters.ownerClientPk` null (nothing to list) is the caller's to answer. */
+function pageBindings(userId: number, visibility: Visibility, filters: AttributeFilters, page: PageWindow): unknown[] {
+  const list = (names: readonly string[] | undefined) => (names ? [...names] : null);
+  return [
+    userId,
+    ...visibleBindings(visibility),
+    ...[list(filters.groups), list(filters.groups)],
+    ...[list(filters.names), list(filters.names)],
+    ...[list(filters.templates), list(filters.templates)],
+    Boolean(filters.excludeCustom),
+    ...[filters.manual ?? null, filters.manual ?? null],
+    Boolean(filters.includeInactive),
+    Boolean(filters.includeLowPriority),
+    ...[filters.ownerClientPk ?? null, filters.ownerClientPk ?? null],
+    page.limit,
+    Math.min(page.offset, MAX_OFFSET),
+  ];
 }
 
 /** The list order again, on the page subquery `p` (a subquery's ORDER BY does not bind the outer query). */
-function orderPage(query: Knex.QueryBuilder): Knex.QueryBuilder {
-  return query.orderBy([{ column: 'p.group_priority' }, { column: 'p.priority' }, { column: 'p.name' }]);
-}
+const PAGE_ORDER = 'order by p.group_priority, p.priority, p.name';
+
+/** `available_services` (availableServicesColumn) of the page row `p`, in fixed text; binds the time once. */
+const PAGE_SERVICES = `coalesce((
+       select json_agg(json_build_object('name', c.client_id, 'label', c.name) order by s.acquired_at, c.client_id)
+         from attribute_services s join oauth_clients c on c.id = s.client_pk
+        where s.user_id = p.user_id and s.attribute_id = p.id
+          and (c.builtin or exists (
+            select 1 from tokens t
+             where t.user_id = s.user_id and t.client_pk = s.client_pk
+               and t.revoked_at is null and t.replaced_at is null and coalesce(t.refresh_expires_at, t.access_expires_at) > ?::timestamptz))
+     ), '[]'::json) as available_services`;
+
+const LIST_SQL = `select p.*, ${PAGE_SERVICES} from (${PAGE_SQL}) as p ${PAGE_ORDER}`;
+
+const WITH_VALUES_SQL = `select p.*, coalesce((
+       select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
+         from attribute_values v
+        where v.user_id = p.user_id and v.attribute_id = p.id and v.date between ? and ?
+     ), '[]'::json) as stored_values
+  from (${PAGE_SQL}) as p ${PAGE_ORDER}`;
 
 /**
  * A page of the person's attributes that `visibility` shows and `filters` keep, as Attribute
@@ -202,9 +218,8 @@ export async function listAttributes(
   input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date; check?: DeferredCheck },
 ): Promise<Page<AttributeObject>> {
   if (input.filters.ownerClientPk === null) return { count: 0, results: [] };
-  const page = pageQuery(db, input.userId, input.visibility, input.filters, input.page).as('p');
-  const query = orderPage(db.from(page).select('p.*', availableServicesColumn(db, input.now, 'p')));
-  const rows = await DeferredCheck.read<AttributeRow & { total: number }>(db, query, input.check, 'id');
+  const bindings = [input.now, ...pageBindings(input.userId, input.visibility, input.filters, input.page)];
+  const rows = await readRows<AttributeRow & { total: number }>(db, LIST_SQL, bindings, input.check, 'id');
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
 }
 
@@ -233,17 +248,14 @@ export async function listAttributeRowsWithValues(
     includeInactive: input.filters.includeInactive ?? named,
     includeLowPriority: input.filters.includeLowPriority ?? named,
   };
-  const page = pageQuery(db, input.userId, input.visibility, filters, input.page ?? { limit: MAX_OFFSET, offset: 0 }).as('p');
-  const storedValues = db.raw(
-    `coalesce((
-       select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
-       from attribute_values v
-       where v.user_id = p.user_id and v.attribute_id = p.id and v.date between ? and ?
-     ), '[]'::json) as stored_values`,
-    [dates[dates.length - 1], dates[0]],
-  );
+  if (filters.ownerClientPk === null) return { count: 0, results: [] };
+  const bindings = [
+    dates[dates.length - 1],
+    dates[0],
+    ...pageBindings(input.userId, input.visibility, filters, input.page ?? { limit: MAX_OFFSET, offset: 0 }),
+  ];
   type Row = Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> };
-  const rows = await DeferredCheck.read<Row>(db, orderPage(db.from(page).select('p.*', storedValues)), input.check, 'id');
+  const rows = await readRows<Row>(db, WITH_VALUES_SQL, bindings, input.check, 'id');
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map(({ total: _total, stored_values: stored, ...row }) => {
