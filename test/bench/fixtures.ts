@@ -28,7 +28,7 @@ export interface Fixtures {
 }
 
 const OWNER = 'bench_owner';
-const CLIENT_NAME = 'Daybook bench service';
+export const CLIENT_NAME = 'Daybook bench service';
 
 /** The attributes the bench service acquires for every token user and writes to (5 x 7 days = 35 items). */
 export const WRITE_ATTRIBUTES = ['steps', 'water', 'coffees', 'productive_min', 'tasks_completed'] as const;
