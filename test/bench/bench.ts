@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: Daybook's read and write throughput, latency, CPU, memory and derived-data cost
- * against a bare baseline in the same run and on the same data. Steps:
+ * against a baseline in the same run and on the same data: the fastest correct plain server
+ * (baseline-server.ts: it authenticates and counts every request), and with --bare-baseline also the
+ * bare one (neither). Steps:
  *
  * 1. dataset: a fresh database on the bench's embedded PostgreSQL (or DATABASE_URL's server) with
  *    the demo generator's data, bulk-loaded with COPY (load.ts);
  * 2. derived data: every user's weekly derive, timed (derive.ts);
  * 3. callers: a service with tokens spread over the users (fixtures.ts);
- * 4. measurements: the compiled service and the baseline driven over HTTP by autocannon at each
+ * 4. measurements: the compiled service and the baseline(s) driven over HTTP by autocannon at each
  *    concurrency, rounds alternating (measure.ts);
  * 5. scale: the reads again on datasets of other sizes;
  * 6. report: Markdown tables printed, JSON and Markdown written under test/bench/results/.
