@@ -38,6 +38,11 @@ const TOKEN_PROBLEMS = {
   revoked: 'The access token has been revoked or replaced by a refresh.',
 } as const;
 
+/** The challenge of a refused Bearer token (RFC 6750), as Daybook words it. */
+function bearerChallenge(detail: string): string {
+  return `Bearer realm="daybook", error="invalid_token", error_description="${detail.replace(/"/g, "'")}"`;
+}
+
 type Headers = Record<string, string | number>;
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
@@ -116,7 +121,7 @@ function main(): void {
     const url = new URL(req.url ?? '/', 'http://baseline');
     const now = new Date();
     const asker = askerOf(req, now);
-    if (!asker) return send(res, 401, { detail: TOKEN_PROBLEMS.unknown });
+    if (!asker) return send(res, 401, { detail: TOKEN_PROBLEMS.unknown }, { 'WWW-Authenticate': bearerChallenge(TOKEN_PROBLEMS.unknown) });
     const page = intParam(url.searchParams, 'page', 1);
     const limit = Math.min(intParam(url.searchParams, 'limit', 20), MAX_PAGE_SIZE);
     const offset = (page - 1) * limit;
@@ -190,7 +195,8 @@ function main(): void {
             { ...headers, 'Retry-After': retryAfter },
           );
         }
-        return send(res, 401, { detail: TOKEN_PROBLEMS[gate.problem] }, headers);
+        const detail = TOKEN_PROBLEMS[gate.problem];
+        return send(res, 401, { detail }, { ...headers, 'WWW-Authenticate': bearerChallenge(detail) });
       },
       (error: unknown) => send(res, 500, { detail: error instanceof Error ? error.message : String(error) }),
     );
