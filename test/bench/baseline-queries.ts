@@ -85,7 +85,8 @@ const BARE_FROM = 'from caller';
 
 /**
  * A request's statement: `ctes` (the data's own CTEs, after the caller's) and `select` (the data,
- * joined laterally to the caller's row, so the head columns come back even without data), written
+ * joined laterally to the caller's row, so the head columns come back even without data; a join
+ * `on true` can only be a nested loop over the one head row, so the data keeps its order), written
  * with `{user}`, `{client}` and `{today}` for the caller's columns and their own parameters from $1.
  */
 interface Query {
