@@ -3,8 +3,9 @@
  * (through Daybook's own acquire endpoint), and every scenario is sent once to both servers with
  * the same token to make sure the baseline answers the same data (paging links compared without
  * their host and port, the profile's clock field left out, increments one apart), with the same
- * rate limit (X-RateLimit-Limit, and every rate-limit header present), and that both refuse an
- * unknown token with 401.
+ * rate limit (X-RateLimit-Limit, every rate-limit header present, and the baseline's remaining count
+ * one below Daybook's: the same shared count), and that both refuse an unknown and a revoked token
+ * with 401.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { WRITE_ATTRIBUTES } from './fixtures';
@@ -37,15 +38,26 @@ function checkRateLimitHeaders(what: string, daybook: Headers, baseline: Headers
   if (d !== b) throw new Error(`${what}: X-RateLimit-Limit ${d} from Daybook, ${b} from the baseline.`);
 }
 
-/** Both servers refuse a token nobody issued with 401. */
-async function checkUnknownToken(daybookPort: number, baselinePort: number, scenario: Scenario, rateLimit: boolean): Promise<void> {
-  const unknown = 'not-a-token-of-this-bench';
-  const daybook = await call(daybookPort, unknown, scenario.method, scenario.path, nextBody(scenario));
-  const baseline = await call(baselinePort, unknown, scenario.method, scenario.path, nextBody(scenario));
+/**
+ * Both servers refuse `token` with 401 (and, when the baseline checks tokens, with the same detail
+ * and rate-limit headers; the bare baseline only knows its map, so any other token is unknown to it).
+ */
+async function checkRefused(what: string, daybookPort: number, baselinePort: number, token: string, scenario: Scenario, rateLimit: boolean): Promise<void> {
+  const daybook = await call(daybookPort, token, scenario.method, scenario.path, nextBody(scenario));
+  const baseline = await call(baselinePort, token, scenario.method, scenario.path, nextBody(scenario));
   if (daybook.status !== 401 || baseline.status !== 401) {
-    throw new Error(`An unknown token: Daybook answered ${daybook.status}, the baseline ${baseline.status} (both should answer 401).`);
+    throw new Error(`${what}: Daybook answered ${daybook.status}, the baseline ${baseline.status} (both should answer 401).`);
   }
-  if (rateLimit) checkRateLimitHeaders('An unknown token', daybook.headers, baseline.headers);
+  if (!rateLimit) return;
+  checkRateLimitHeaders(what, daybook.headers, baseline.headers);
+  const [d, b] = [(daybook.json as { detail?: string }).detail, (baseline.json as { detail?: string }).detail];
+  if (d !== b) throw new Error(`${what}: Daybook said "${d}", the baseline "${b}".`);
+}
+
+/** The baseline's request came right after Daybook's on the same connection's count: one more counted. */
+function checkSharedCount(what: string, daybook: Headers, baseline: Headers): void {
+  const [d, b] = [Number(daybook.get('X-RateLimit-Remaining')), Number(baseline.get('X-RateLimit-Remaining'))];
+  if (b !== d - 1) throw new Error(`${what}: X-RateLimit-Remaining ${d} from Daybook then ${b} from the baseline (the same count should give ${d - 1}).`);
 }
 
 /** Makes the bench service the owner of WRITE_ATTRIBUTES for each token's user. */
@@ -92,11 +104,15 @@ type Batch = { success: Array<Record<string, unknown>>; failed: unknown[] };
 export async function checkSameAnswers(
   daybookPort: number,
   baselinePort: number,
-  token: string,
+  tokens: { live: string; revoked: string },
   scenarios: Scenario[],
   { rateLimit }: { rateLimit: boolean },
 ): Promise<void> {
-  if (scenarios.length > 0) await checkUnknownToken(daybookPort, baselinePort, scenarios[0], rateLimit);
+  const token = tokens.live;
+  if (scenarios.length > 0) {
+    await checkRefused('An unknown token', daybookPort, baselinePort, 'not-a-token-of-this-bench', scenarios[0], rateLimit);
+    await checkRefused('A revoked token', daybookPort, baselinePort, tokens.revoked, scenarios[0], rateLimit);
+  }
   for (const scenario of scenarios) {
     const daybook = await call(daybookPort, token, scenario.method, scenario.path, nextBody(scenario));
     const baseline = await call(baselinePort, token, scenario.method, scenario.path, nextBody(scenario));
@@ -105,7 +121,10 @@ export async function checkSameAnswers(
         `${scenario.name}: Daybook answered ${daybook.status}, the baseline ${baseline.status}: ${JSON.stringify(daybook.json).slice(0, 500)} / ${JSON.stringify(baseline.json).slice(0, 500)}`,
       );
     }
-    if (rateLimit) checkRateLimitHeaders(scenario.name, daybook.headers, baseline.headers);
+    if (rateLimit) {
+      checkRateLimitHeaders(scenario.name, daybook.headers, baseline.headers);
+      checkSharedCount(scenario.name, daybook.headers, baseline.headers);
+    }
     let d = comparable(daybook.json);
     let b = comparable(baseline.json);
     if (scenario.name === 'increment') {

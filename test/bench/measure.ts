@@ -88,12 +88,15 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     );
     const tokens = input.fixtures.tokens.map((t) => t.token);
     if (input.scenarios.some((s) => s.kind === 'write')) await acquireWriteAttributes(servers.daybook.port, tokens);
+    const refusedAndLive = { live: tokens[0], revoked: input.fixtures.revokedToken };
     if (servers.baseline) {
-      await checkSameAnswers(servers.daybook.port, servers.baseline.port, tokens[0], input.scenarios, { rateLimit: true });
-      say('Checked: the baseline answers every scenario with the same data and X-RateLimit-Limit as Daybook, and 401 to an unknown token.');
+      await checkSameAnswers(servers.daybook.port, servers.baseline.port, refusedAndLive, input.scenarios, { rateLimit: true });
+      say(
+        'Checked: the baseline answers every scenario with the same data, X-RateLimit-Limit and shared count as Daybook, and 401 to an unknown and to a revoked token.',
+      );
     }
     if (servers.bare) {
-      await checkSameAnswers(servers.daybook.port, servers.bare.port, tokens[0], input.scenarios, { rateLimit: false });
+      await checkSameAnswers(servers.daybook.port, servers.bare.port, refusedAndLive, input.scenarios, { rateLimit: false });
       say('Checked: the bare baseline answers every scenario with the same data as Daybook.');
     }
     const startupPeakRss = peakRss(servers.daybook.pid);
