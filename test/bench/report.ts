@@ -226,17 +226,31 @@ export function targetsTable(checks: TargetCheck[]): string {
   return ['| Target | Met | Measured |', '|---|---|---|', ...checks.map((c) => `| ${c.target} | ${c.met ? 'yes' : '**no**'} | ${c.detail} |`)].join('\n');
 }
 
-/** The commit checked out, read from .git without running git (undefined outside a repository). */
+/**
+ * The commit checked out, read from .git without running git (undefined outside a repository). In a
+ * linked worktree `.git` is a file naming the worktree's own folder (HEAD), whose `commondir` names
+ * the repository's (branches and packed refs).
+ */
 export function currentCommit(): string | undefined {
   try {
-    const gitDir = path.join(PROJECT_ROOT, '.git');
+    let gitDir = path.join(PROJECT_ROOT, '.git');
+    if (fs.statSync(gitDir).isFile())
+      gitDir = path.resolve(
+        PROJECT_ROOT,
+        fs
+          .readFileSync(gitDir, 'utf8')
+          .replace(/^gitdir:\s*/, '')
+          .trim(),
+      );
+    const commonFile = path.join(gitDir, 'commondir');
+    const commonDir = fs.existsSync(commonFile) ? path.resolve(gitDir, fs.readFileSync(commonFile, 'utf8').trim()) : gitDir;
     const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
     if (!head.startsWith('ref: ')) return head;
     const ref = head.slice(5);
-    const loose = path.join(gitDir, ref);
+    const loose = path.join(commonDir, ref);
     if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim();
     const packed = fs
-      .readFileSync(path.join(gitDir, 'packed-refs'), 'utf8')
+      .readFileSync(path.join(commonDir, 'packed-refs'), 'utf8')
       .split('\n')
       .find((line) => line.endsWith(` ${ref}`));
     return packed?.split(' ')[0];
