@@ -15,7 +15,8 @@
  * Run compiled: `node dist/test/bench/baseline-server.js` with DATABASE_URL, PORT (0: any),
  * DB_POOL_MAX (Daybook's pool size), RATE_LIMIT_PER_HOUR (Daybook's), and in the bare mode
  * BASELINE_MODE=bare and BASELINE_TOKENS. Prints one JSON line `{"listening": <port>}` when ready;
- * SIGTERM closes it.
+ * SIGTERM closes it. Imported, `startBaselineServer` starts one in-process (its test:
+ * test/bench/baseline.test.ts).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -95,19 +96,34 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-/** The bare mode's map of tokens (BASELINE_TOKENS). */
-function bareCallers(): Map<string, { userId: number; clientPk: number; timezone: string }> {
-  const file = process.env.BASELINE_TOKENS;
-  if (!file) throw new Error('BASELINE_MODE=bare needs BASELINE_TOKENS (a JSON file of the bench tokens).');
-  const tokens = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<{ token: string; userId: number; clientPk: number; timezone: string }>;
+type BareCaller = { userId: number; clientPk: number; timezone: string };
+
+/** The bare mode's map of tokens (the BASELINE_TOKENS file). */
+function bareCallers(file: string): Map<string, BareCaller> {
+  const tokens = JSON.parse(fs.readFileSync(file, 'utf8')) as Array<BareCaller & { token: string }>;
   return new Map(tokens.map((t) => [t.token, { userId: t.userId, clientPk: t.clientPk, timezone: t.timezone }]));
 }
 
-function main(): void {
-  const bare = process.env.BASELINE_MODE === 'bare';
-  const callers = bare ? bareCallers() : undefined;
-  const rateLimit = Number(process.env.RATE_LIMIT_PER_HOUR ?? 300);
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_MAX ?? 10) });
+export interface BaselineOptions {
+  databaseUrl: string;
+  poolMax: number;
+  /** Requests per hour per person and app (Daybook's RATE_LIMIT_PER_HOUR). */
+  rateLimit: number;
+  /** The bare mode: these callers by token, nothing looked up or counted. */
+  bareCallers?: Map<string, BareCaller>;
+}
+
+/** A running baseline: its HTTP server (listening on `port` of 127.0.0.1) and its pool. */
+export interface Baseline {
+  server: http.Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the baseline on 127.0.0.1:`port` (0: any). */
+export async function startBaselineServer(options: BaselineOptions, port = 0): Promise<Baseline> {
+  const { rateLimit, bareCallers: callers } = options;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolMax });
 
   /** Who asks; undefined when the bare mode does not know the token. */
   const askerOf = (req: http.IncomingMessage, now: Date): q.Asker | undefined => {
@@ -202,14 +218,39 @@ function main(): void {
     );
   });
   server.keepAliveTimeout = 65_000;
-  server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-    const address = server.address();
-    process.stdout.write(JSON.stringify({ listening: typeof address === 'object' && address ? address.port : 0 }) + '\n');
-  });
-  process.on('SIGTERM', () => {
-    server.close(() => void pool.end().then(() => process.exit(0)));
-    server.closeAllConnections();
-  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    server,
+    port: typeof address === 'object' && address ? address.port : 0,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.end();
+    },
+  };
 }
 
-main();
+async function main(): Promise<void> {
+  const bare = process.env.BASELINE_MODE === 'bare';
+  if (bare && !process.env.BASELINE_TOKENS) throw new Error('BASELINE_MODE=bare needs BASELINE_TOKENS (a JSON file of the bench tokens).');
+  const baseline = await startBaselineServer(
+    {
+      databaseUrl: process.env.DATABASE_URL!,
+      poolMax: Number(process.env.DB_POOL_MAX ?? 10),
+      rateLimit: Number(process.env.RATE_LIMIT_PER_HOUR ?? 300),
+      bareCallers: bare ? bareCallers(process.env.BASELINE_TOKENS!) : undefined,
+    },
+    Number(process.env.PORT ?? 0),
+  );
+  process.stdout.write(JSON.stringify({ listening: baseline.port }) + '\n');
+  process.on('SIGTERM', () => void baseline.close().then(() => process.exit(0)));
+}
+
+// Run as a program (the bench's child process); imported, it only exports startBaselineServer.
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
