@@ -1,15 +1,29 @@
 /**
- * What the bare baseline asks Postgres, and how it shapes the answer: the SQL text Daybook's domain
- * functions send for the same requests (copied from Knex's output, with the same parameters, so
- * Postgres does the same work and plans it the same way), run with `pg` directly. The JSON is
- * built with the same pure shaping helpers Daybook uses, so both answer the same bytes of data;
- * the bench checks that before it measures.
+ * What the baseline asks Postgres, and how it shapes the answer. Each request is ONE statement (an
+ * implicit transaction, one round trip), in this order of CTEs:
  *
- * Every statement runs as a named prepared statement, as Daybook runs these (PREPARED in
- * src/db/knex.ts), so both servers leave parsing and planning to the first use on a connection.
+ * 1. the caller (`caller`): in the checked mode (the default), the access token's row by its hash
+ *    (`tokens.access_hash`, hashed as Daybook hashes it: hashCredential), its liveness (not revoked,
+ *    not replaced by a refresh, access not expired) and its person's time zone; the request counted
+ *    on the shared `rate_limits` table under the same key as Daybook's (quota.ts: person and app
+ *    for an OAuth token; the client's address when the token is not live), an atomic upsert whose
+ *    window starts again when it has ended; `caller` has a row only when the token is live and the
+ *    count is within the limit. In the bare mode (`--bare-baseline`: no authentication, no count)
+ *    `caller` is the person, app and day handed over as parameters;
+ * 2. the request's data, read or written through `caller` only, so nothing is read or written for
+ *    a token that is not live or a request past the limit: reads take the person from
+ *    `(select user_id from caller)` (null without a caller: no rows), the writes' data-modifying
+ *    CTEs join `caller` (no caller: no rows changed).
  *
- * Nothing else: no query builder, no validation of input or values, no scopes (every bench token
- * has every scope, so the visibility filter lists every group), no rate limit.
+ * The reads send the SQL Daybook's reads send (copied from Knex's output, with the person from
+ * `caller`), so Postgres does the same work for the data; 'today' (the default `date_max`, an
+ * increment's default day) is the day at `now` in the person's time zone, computed in SQL as
+ * Daybook computes it in JavaScript (localDate). The JSON is built with the same pure shaping
+ * helpers Daybook uses, so both answer the same bytes of data; the bench checks that before it
+ * measures. Every statement runs as a named prepared statement, as Daybook runs its hot ones.
+ *
+ * Nothing else: no query builder, no validation of input, no scopes (every bench token has every
+ * scope, so the visibility filter lists every group), no "last used" of the token.
  */
 import crypto from 'node:crypto';
 import type pg from 'pg';
@@ -19,6 +33,122 @@ import { correlationObject } from '../../src/domain/derived/correlations';
 import { typedValue, type JsonValue } from '../../src/domain/tracking/values';
 import { daysEndingAt } from '../../src/domain/time';
 import { createdName } from '../../src/domain/tracking/writes/create';
+import { hashCredential } from '../../src/domain/identity/credentials';
+import { countedCte, QUOTA_PREFIX, quotaKeySql } from '../../src/domain/apps-and-grants/quota';
+
+/** One hour: the rate limit's window (http/rate-limit.ts WINDOW_SECONDS). */
+export const WINDOW_MS = 3600 * 1000;
+
+/** Who asks: a Bearer token to check and count (checked), or a person handed over (bare). */
+export type Asker =
+  { mode: 'checked'; token: string; now: Date; limit: number; address: string } | { mode: 'bare'; userId: number; clientPk: number; today: string; now: Date };
+
+/** What the statement said about the caller. */
+export type Gate =
+  | { pass: true; today: string; count?: { points: number; expire: number } }
+  | { pass: false; problem: 'unknown' | 'revoked' | 'expired' | 'limited'; count: { points: number; expire: number } };
+
+/** `?` placeholders (quota.ts writes them for Knex) numbered as pg wants them, in order. */
+function numbered(text: string, params: string[]): string {
+  let i = 0;
+  const out = text.replace(/\?/g, () => params[i++]);
+  if (i !== params.length) throw new Error(`Expected ${params.length} placeholders, found ${i}.`);
+  return out;
+}
+
+/**
+ * The checked caller: $1 the token's hash, $2 now, $3 now in epoch ms, $4 the window's end if it
+ * starts now (epoch ms), $5 the limit, $6 the address's rate-limit key. `asker` is always one row;
+ * `counted` counts every request (the person's connection when the token is live, else the address,
+ * as Daybook's rate limit counts a request without a principal).
+ */
+const CHECKED_PREFIX = `with t as (
+    select t.user_id, t.client_pk, u.timezone, t.revoked_at is not null or t.replaced_at is not null as revoked, t.access_expires_at <= $2 as expired
+      from tokens t join users u on u.id = t.user_id
+     where t.access_hash = $1 limit 1
+  ), asker as (
+    select t.user_id, t.client_pk, t.timezone, coalesce(not t.revoked and not t.expired, false) as live, t.revoked, t.expired
+      from (values (1)) as one (x) left join t on true
+  ), ${numbered(countedCte('asker', `case when asker.live then ${quotaKeySql('asker.user_id', 'asker.client_pk')} else $6 end`, 'true'), ['$4', '$3', '$3'])},
+  caller as (
+    select asker.user_id, asker.client_pk, ($2::timestamptz at time zone asker.timezone)::date as today
+      from asker join counted on counted.points <= $5 where asker.live
+  )`;
+const CHECKED_HEAD =
+  'select asker.live, asker.revoked, asker.expired, counted.points as quota_points, counted.expire as quota_expire, caller.today as caller_today';
+const CHECKED_FROM = 'from asker left join counted on true left join caller on true';
+
+/** The bare caller: $1 the person, $2 the app, $3 today. */
+const BARE_PREFIX = 'with caller as (select $1::bigint as user_id, $2::bigint as client_pk, $3::date as today)';
+const BARE_HEAD = 'select true as live, caller.today as caller_today';
+const BARE_FROM = 'from caller';
+
+/**
+ * A request's statement: `ctes` (the data's own CTEs, after the caller's) and `select` (the data,
+ * joined laterally to the caller's row, so the head columns come back even without data; a join
+ * `on true` can only be a nested loop over the one head row, so the data keeps its order), written
+ * with `{user}`, `{client}` and `{today}` for the caller's columns and their own parameters from $1.
+ */
+interface Query {
+  ctes?: string;
+  select: string;
+}
+
+function render(query: Query, mode: Asker['mode']): string {
+  const first = mode === 'checked' ? 6 : 3;
+  const fill = (text: string) =>
+    text
+      .replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + first}`)
+      .replace(/\{user\}/g, '(select user_id from caller)')
+      .replace(/\{client\}/g, '(select client_pk from caller)')
+      .replace(/\{today\}/g, '(select today from caller)');
+  const [prefix, head, from] = mode === 'checked' ? [CHECKED_PREFIX, CHECKED_HEAD, CHECKED_FROM] : [BARE_PREFIX, BARE_HEAD, BARE_FROM];
+  return `${prefix}${query.ctes ? `, ${fill(query.ctes)}` : ''}\n  ${head}, d.* ${from} left join lateral (${fill(query.select)}) as d on true`;
+}
+
+/** The caller's parameters ($1 … of the statement). */
+function askerParams(asker: Asker): unknown[] {
+  if (asker.mode === 'bare') return [asker.userId, asker.clientPk, asker.today];
+  const nowMs = asker.now.getTime();
+  return [hashCredential(asker.token), asker.now, nowMs, nowMs + WINDOW_MS, asker.limit, `${QUOTA_PREFIX}:ip:${asker.address}`];
+}
+
+interface HeadRow {
+  live: boolean;
+  revoked: boolean | null;
+  expired: boolean | null;
+  quota_points?: number | string;
+  quota_expire?: number | string;
+  caller_today: string | null;
+}
+
+function gateOf(asker: Asker, head: HeadRow): Gate {
+  if (asker.mode === 'bare') return { pass: true, today: asker.today };
+  const count = { points: Number(head.quota_points), expire: Number(head.quota_expire) };
+  if (count.points > asker.limit) return { pass: false, problem: 'limited', count };
+  if (!head.live) return { pass: false, problem: head.revoked ? 'revoked' : head.expired ? 'expired' : 'unknown', count };
+  return { pass: true, today: head.caller_today!, count };
+}
+
+/** A named prepared statement of this text (the same naming as Daybook's). */
+function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  return { name: `daybook_${crypto.createHash('sha1').update(text).digest('base64url')}`, text, values };
+}
+
+const rendered = new Map<Query, Record<Asker['mode'], string>>();
+
+/** Runs the request's statement; the data rows (none unless the gate passed) and the gate. */
+async function run<R>(pool: pg.Pool, asker: Asker, query: Query, values: unknown[]): Promise<{ gate: Gate; rows: R[] }> {
+  let texts = rendered.get(query);
+  if (!texts) rendered.set(query, (texts = { checked: render(query, 'checked'), bare: render(query, 'bare') }));
+  const { rows } = await pool.query(prepared(texts[asker.mode], [...askerParams(asker), ...values]));
+  const gate = gateOf(asker, rows[0] as HeadRow);
+  // A left join without data leaves one row of nulls: no data.
+  return { gate, rows: gate.pass ? (rows as R[]).filter((row) => (row as { d_present?: boolean }).d_present) : [] };
+}
+
+/** What a request answers: the gate, and the data when it passed. */
+export type Answered<T> = { ok: true; gate: Gate; result: T } | { ok: false; gate: Gate & { pass: false } };
 
 /** `($from, …, $to)`: the IN list of group names Knex writes for the visibility filter. */
 function groupList(first: number): string {
@@ -30,12 +160,12 @@ const ATTRIBUTE_COLUMNS =
   '"a"."id", "a"."user_id", "a"."name", "a"."label", "a"."template_name", "a"."group_name", "g"."label" as "group_label", "g"."priority" as "group_priority", ' +
   '"a"."value_type", "a"."priority", "a"."manual", "a"."active", "a"."private", "o"."client_id" as "service_name", "o"."name" as "service_label"';
 
-/** The page of visible, active, normal-priority attributes; parameters from `$first`: user, groups, manual, active, priority, limit. */
+/** The page of the caller's visible, active, normal-priority attributes; parameters from `$first`: groups, manual, active, priority, limit, offset. */
 function attributePage(first: number): string {
-  const g = first + 1;
+  const g = first;
   return (
     `(select ${ATTRIBUTE_COLUMNS}, count(*) over () as total from "attributes" as "a" inner join "groups" as "g" on "g"."name" = "a"."group_name" ` +
-    `left join "oauth_clients" as "o" on "o"."id" = "a"."owner_client_pk" where "a"."user_id" = $${first} and ("a"."group_name" in ${groupList(g)} or "a"."manual" = $${g + G}) ` +
+    `left join "oauth_clients" as "o" on "o"."id" = "a"."owner_client_pk" where "a"."user_id" = {user} and ("a"."group_name" in ${groupList(g)} or "a"."manual" = $${g + G}) ` +
     `and "a"."active" = $${g + G + 1} and "a"."priority" < $${g + G + 2} order by "g"."priority" asc, "a"."priority" asc, "a"."name" asc limit $${g + G + 3}` +
     ' offset $' +
     (g + G + 4) +
@@ -43,19 +173,24 @@ function attributePage(first: number): string {
   );
 }
 
-function pageParams(userId: number, limit: number, offset: number): unknown[] {
-  return [userId, ...GROUP_NAMES, true, true, LOW_PRIORITY, limit, offset];
+function pageParams(limit: number, offset: number): unknown[] {
+  return [...GROUP_NAMES, true, true, LOW_PRIORITY, limit, offset];
 }
 
-const WITH_VALUES_SQL =
-  `select "p".*, coalesce((
+/** $1 date_max (null: today), $2 days, then the page's. */
+const WITH_VALUES: Query = {
+  select:
+    `select "p".*, coalesce((
        select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
        from attribute_values v
-       where v.user_id = p.user_id and v.attribute_id = p.id and v.date between $1 and $2
-     ), '[]'::json) as stored_values from ` + attributePage(3);
+       where v.user_id = p.user_id and v.attribute_id = p.id and v.date between coalesce($1::date, {today}) - ($2::int - 1) and coalesce($1::date, {today})
+     ), '[]'::json) as stored_values, true as d_present from ` + attributePage(3),
+};
 
-const ATTRIBUTES_SQL =
-  `select "p".*, coalesce((
+/** $1 now, then the page's. */
+const ATTRIBUTES: Query = {
+  select:
+    `select "p".*, coalesce((
        select json_agg(json_build_object('name', c.client_id, 'label', c.name) order by s.acquired_at, c.client_id)
        from attribute_services s
        join oauth_clients c on c.id = s.client_pk
@@ -63,41 +198,51 @@ const ATTRIBUTES_SQL =
          and (c.builtin or exists (
            select 1 from tokens t
            where t.user_id = s.user_id and t.client_pk = s.client_pk and t.revoked_at is null and t.replaced_at is null and coalesce(t.refresh_expires_at, t.access_expires_at) > $1))
-     ), '[]'::json) as available_services from ` + attributePage(2);
+     ), '[]'::json) as available_services, true as d_present from ` + attributePage(2),
+};
 
-const VALUES_SQL =
-  'select "v"."date", "v"."value_num", "v"."value_text", "a"."value_type", "n"."total" from (select "a"."id", "a"."user_id", "a"."value_type" from "attributes" as "a" ' +
-  `where "a"."user_id" = $1 and "a"."name" = $2 and ("a"."group_name" in ${groupList(3)} or "a"."manual" = $${3 + G})) as "a" cross join lateral (
+/** $1 the attribute, the groups, manual, date_max (null: today), limit, offset. */
+const VALUES: Query = {
+  select:
+    'select "v"."date", "v"."value_num", "v"."value_text", "a"."value_type", "n"."total", true as d_present from (select "a"."id", "a"."user_id", "a"."value_type" from "attributes" as "a" ' +
+    `where "a"."user_id" = {user} and "a"."name" = $1 and ("a"."group_name" in ${groupList(2)} or "a"."manual" = $${2 + G})) as "a" cross join lateral (
          select count(*) as total from attribute_values c
-         where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= $${4 + G}
+         where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= coalesce($${3 + G}::date, {today})
        ) as n cross join lateral (
          select v.date, v.value_num, v.value_text from attribute_values v
-         where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= $${5 + G}
-         order by v.date desc limit $${6 + G} offset $${7 + G}
-       ) as v order by "v"."date" desc`;
+         where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= coalesce($${3 + G}::date, {today})
+         order by v.date desc limit $${4 + G} offset $${5 + G}
+       ) as v order by "v"."date" desc`,
+};
 
-const CORRELATIONS_SQL =
-  'select "c"."date", "c"."period", "c"."offset", "a1"."name" as "attribute", "a2"."name" as "attribute2", "c"."value", "c"."p", "c"."percentage", "c"."stars", ' +
-  '"c"."second_person", "c"."second_person_elements", "c"."strength_description", "c"."stars_description", count(*) over () as total from "correlations" as "c" ' +
-  'inner join "attributes" as "a1" on "a1"."user_id" = "c"."user_id" and "a1"."id" = "c"."attribute_id" ' +
-  'inner join "attributes" as "a2" on "a2"."user_id" = "c"."user_id" and "a2"."id" = "c"."attribute2_id" ' +
-  `where "c"."user_id" = $1 and ((("a1"."group_name" in ${groupList(2)} or "a1"."manual" = $${2 + G})) or (("a2"."group_name" in ${groupList(3 + G)} or "a2"."manual" = $${3 + 2 * G}))) ` +
-  `and c.date = (select max(w.date) from derived_weeks w where w.user_id = $${4 + 2 * G}) order by abs(c.value) desc, a1.name, a2.name, c."offset" desc limit $${5 + 2 * G} offset $${6 + 2 * G}`;
+/** The groups, manual, the groups, manual, limit, offset. */
+const CORRELATIONS: Query = {
+  select:
+    'select "c"."date", "c"."period", "c"."offset", "a1"."name" as "attribute", "a2"."name" as "attribute2", "c"."value", "c"."p", "c"."percentage", "c"."stars", ' +
+    '"c"."second_person", "c"."second_person_elements", "c"."strength_description", "c"."stars_description", count(*) over () as total, true as d_present from "correlations" as "c" ' +
+    'inner join "attributes" as "a1" on "a1"."user_id" = "c"."user_id" and "a1"."id" = "c"."attribute_id" ' +
+    'inner join "attributes" as "a2" on "a2"."user_id" = "c"."user_id" and "a2"."id" = "c"."attribute2_id" ' +
+    `where "c"."user_id" = {user} and ((("a1"."group_name" in ${groupList(1)} or "a1"."manual" = $${1 + G})) or (("a2"."group_name" in ${groupList(2 + G)} or "a2"."manual" = $${2 + 2 * G}))) ` +
+    `and c.date = (select max(w.date) from derived_weeks w where w.user_id = {user}) order by abs(c.value) desc, a1.name, a2.name, c."offset" desc limit $${3 + 2 * G} offset $${4 + 2 * G}`,
+};
 
-const PROFILE_SQL =
-  'select "id", "username", "first_name", "last_name", "avatar", "bio", "url", "timezone", "private", "imperial_distance", "imperial_weight", "imperial_energy", ' +
-  '"imperial_liquid", "imperial_temperature", "trial", "delinquent", "simple_token_version" from "users" where "id" = $1 limit $2';
+/** $1 the row limit (1). */
+const PROFILE: Query = {
+  select:
+    'select "id", "username", "first_name", "last_name", "avatar", "bio", "url", "timezone", "private", "imperial_distance", "imperial_weight", "imperial_energy", ' +
+    '"imperial_liquid", "imperial_temperature", "trial", "delinquent", "simple_token_version", true as d_present from "users" where "id" = {user} limit $1',
+};
 
 /**
- * The writes, as the fastest correct plain server would make them: each batch is ONE statement
- * (an implicit transaction): the items as arrays through unnest, joined with the person's
- * attributes for the ownership check, upserted with ON CONFLICT, and the changed days recorded,
- * in one round trip. Checks it makes: the attribute exists and the service owns it, and the
- * value's JSON type and range suit the attribute (in SQL, below); it skips scopes (every bench
- * token has every scope) and increments only types without a range (integers, floats, periods),
- * refusing the others rather than checking their totals. An upsert cannot touch a row twice, so
- * repeated (attribute, day) pairs of one batch are merged in the statement: the last update wins,
- * increments are summed and each answers its running total.
+ * The writes, as the fastest correct plain server would make them: each batch is part of the
+ * request's one statement: the items as arrays through unnest, joined with the caller (no caller:
+ * nothing written) and the person's attributes for the ownership check, upserted with ON CONFLICT,
+ * and the changed days recorded. Checks it makes: the attribute exists and the service owns it,
+ * and the value's JSON type and range suit the attribute (in SQL, below); it skips scopes (every
+ * bench token has every scope) and increments only types without a range (integers, floats,
+ * periods), refusing the others rather than checking their totals. An upsert cannot touch a row
+ * twice, so repeated (attribute, day) pairs of one batch are merged in the statement: the last
+ * update wins, increments are summed and each answers its running total.
  */
 const VALID_VALUE = `case when a.value_type = 2 then jsonb_typeof(i.value) = 'string'
          when jsonb_typeof(i.value) <> 'number' then false
@@ -108,80 +253,87 @@ const VALID_VALUE = `case when a.value_type = 2 then jsonb_typeof(i.value) = 'st
                    when a.template_name = 'mood' then (i.value)::numeric between 1 and 9
                    else true end end`;
 
-const UPDATE_BATCH_SQL = `with items as (
-    select * from unnest($3::text[], $4::date[], $5::jsonb[]) with ordinality as i(name, date, value, position)
+/** $1 names, $2 days, $3 values (JSON), $4 now. */
+const UPDATE_BATCH: Query = {
+  ctes: `items as (
+    select * from unnest($1::text[], $2::date[], $3::jsonb[]) with ordinality as i(name, date, value, position)
   ), accepted as (
-    select i.position, a.id as attribute_id, i.date,
+    select i.position, caller.user_id, a.id as attribute_id, i.date,
            case when a.value_type = 2 then null else (i.value)::float8 end as value_num,
            case when a.value_type = 2 then i.value #>> '{}' end as value_text
-      from items i join attributes a on a.user_id = $1 and a.name = i.name and a.owner_client_pk = $2
+      from caller join attributes a on a.user_id = caller.user_id and a.owner_client_pk = caller.client_pk join items i on a.name = i.name
      where ${VALID_VALUE}
   ), written as (
     insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-    select distinct on (attribute_id, date) $1::bigint, attribute_id, date, value_num, value_text, $6::timestamptz
+    select distinct on (attribute_id, date) user_id, attribute_id, date, value_num, value_text, $4::timestamptz
       from accepted order by attribute_id, date, position desc
     on conflict (user_id, attribute_id, date) do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at
-    returning date
+    returning user_id, date
   ), changed as (
     insert into value_changes (user_id, date, changed_at)
-    select distinct $1::bigint, date, $6::timestamptz from written order by 2
+    select distinct user_id, date, $4::timestamptz from written order by 2
     on conflict (user_id, date) do update set changed_at = excluded.changed_at
-  )
-  select position from accepted`;
+  )`,
+  select: 'select position, true as d_present from accepted',
+};
 
-const INCREMENT_BATCH_SQL = `with items as (
-    select * from unnest($3::text[], $4::date[], $5::jsonb[]) with ordinality as i(name, date, value, position)
+/** $1 names, $2 days (null: today), $3 deltas (JSON), $4 now. */
+const INCREMENT_BATCH: Query = {
+  ctes: `items as (
+    select * from unnest($1::text[], $2::date[], $3::jsonb[]) with ordinality as i(name, date, value, position)
   ), accepted as (
-    select i.position, a.id as attribute_id, i.date, (i.value)::float8 as delta
-      from items i join attributes a on a.user_id = $1 and a.name = i.name and a.owner_client_pk = $2
+    select i.position, caller.user_id, a.id as attribute_id, coalesce(i.date, caller.today) as date, (i.value)::float8 as delta
+      from caller join attributes a on a.user_id = caller.user_id and a.owner_client_pk = caller.client_pk join items i on a.name = i.name
      where a.value_type in (0, 1, 3) and a.template_name is distinct from 'mood' and jsonb_typeof(i.value) = 'number'
        and (a.value_type = 1 or (i.value)::numeric % 1 = 0)
   ), written as (
     insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-    select $1::bigint, attribute_id, date, sum(delta), null, $6::timestamptz from accepted group by attribute_id, date order by attribute_id, date
+    select user_id, attribute_id, date, sum(delta), null, $4::timestamptz from accepted group by user_id, attribute_id, date order by attribute_id, date
     on conflict (user_id, attribute_id, date) do update set value_num = coalesce(attribute_values.value_num, 0) + excluded.value_num, updated_at = excluded.updated_at
-    returning attribute_id, date, value_num
+    returning user_id, attribute_id, date, value_num
   ), changed as (
     insert into value_changes (user_id, date, changed_at)
-    select distinct $1::bigint, date, $6::timestamptz from written order by 2
+    select distinct user_id, date, $4::timestamptz from written order by 2
     on conflict (user_id, date) do update set changed_at = excluded.changed_at
-  )
-  -- Each item's total: the day's new total less the deltas of the later items of that day.
-  select a.position, w.value_num - coalesce(sum(a.delta) over (partition by a.attribute_id, a.date order by a.position desc
-                                                              rows between unbounded preceding and 1 preceding), 0) as current
-    from accepted a join written w on w.attribute_id = a.attribute_id and w.date = a.date`;
+  )`,
+  // Each item's total: the day's new total less the deltas of the later items of that day.
+  select: `select a.position, a.date, w.value_num - coalesce(sum(a.delta) over (partition by a.attribute_id, a.date order by a.position desc
+                                                              rows between unbounded preceding and 1 preceding), 0) as current, true as d_present
+    from accepted a join written w on w.attribute_id = a.attribute_id and w.date = a.date`,
+};
 
-const ACQUIRE_BATCH_SQL = `with items as (
-    select * from unnest($3::text[]) with ordinality as i(name, position)
+/** $1 names, $2 now. */
+const ACQUIRE_BATCH: Query = {
+  ctes: `items as (
+    select * from unnest($1::text[]) with ordinality as i(name, position)
   ), taken as (
-    update attributes a set owner_client_pk = $2, active = true
-      from items i where a.user_id = $1 and a.name = i.name
-    returning a.id, a.name
+    update attributes a set owner_client_pk = caller.client_pk, active = true
+      from caller, items i where a.user_id = caller.user_id and a.name = i.name
+    returning a.user_id, a.id, a.name, a.owner_client_pk
   ), remembered as (
     insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
-    select $1, id, $2, $4 from taken order by id
+    select user_id, id, owner_client_pk, $2 from taken order by id
     on conflict (user_id, attribute_id, client_pk) do update set acquired_at = excluded.acquired_at
-  )
-  select i.position, t.name is not null as taken from items i left join taken t on t.name = i.name order by i.position`;
+  )`,
+  select: 'select i.position, t.name is not null as taken, true as d_present from items i left join taken t on t.name = i.name',
+};
 
-const CREATE_BATCH_SQL = `with items as (
-    select * from unnest($3::text[], $4::text[], $5::text[], $6::int[]) with ordinality as i(name, label, group_name, value_type, position)
+/** $1 names, $2 labels, $3 groups, $4 value types, $5 now. */
+const CREATE_BATCH: Query = {
+  ctes: `items as (
+    select * from unnest($1::text[], $2::text[], $3::text[], $4::int[]) with ordinality as i(name, label, group_name, value_type, position)
   ), created as (
     insert into attributes (user_id, name, label, template_name, group_name, value_type, priority, manual, active, owner_client_pk, created_at)
-    select $1, name, label, null, group_name, value_type, case when group_name = 'custom' and value_type = 0 then 2 else 5 end, true, true, $2, $7
-      from items order by name
+    select caller.user_id, i.name, i.label, null, i.group_name, i.value_type, case when i.group_name = 'custom' and i.value_type = 0 then 2 else 5 end, true, true, caller.client_pk, $5
+      from caller, items i order by i.name
     on conflict (user_id, name) do nothing
-    returning id, name
+    returning user_id, id, name, owner_client_pk
   ), remembered as (
     insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
-    select $1, id, $2, $7 from created order by id
-  )
-  select i.position, c.name is not null as created from items i left join created c on c.name = i.name order by i.position`;
-
-/** A named prepared statement of this text (the same naming as Daybook's). */
-function prepared(text: string, values: unknown[]): pg.QueryConfig {
-  return { name: `daybook_${crypto.createHash('sha1').update(text).digest('base64url')}`, text, values };
-}
+    select user_id, id, owner_client_pk, $5 from created order by id
+  )`,
+  select: 'select i.position, c.name is not null as created, true as d_present from items i left join created c on c.name = i.name',
+};
 
 export interface Page<T> {
   count: number;
@@ -190,54 +342,71 @@ export interface Page<T> {
 
 type StoredValue = { date: string; num: unknown; text: unknown };
 
-export async function withValues(pool: pg.Pool, userId: number, dateMax: string, days: number, limit: number, offset: number): Promise<Page<unknown>> {
-  const dates = daysEndingAt(dateMax, days);
-  const { rows } = await pool.query(prepared(WITH_VALUES_SQL, [dates[dates.length - 1], dates[0], ...pageParams(userId, limit, offset)]));
-  return {
+/** The answer when the gate passed: `shape` of the data rows. */
+function answered<R, T>(outcome: { gate: Gate; rows: R[] }, shape: (rows: R[], today: string) => T): Answered<T> {
+  return outcome.gate.pass ? { ok: true, gate: outcome.gate, result: shape(outcome.rows, outcome.gate.today) } : { ok: false, gate: outcome.gate };
+}
+
+export async function withValues(
+  pool: pg.Pool,
+  asker: Asker,
+  dateMax: string | null,
+  days: number,
+  limit: number,
+  offset: number,
+): Promise<Answered<Page<unknown>>> {
+  type Row = AttributeRow & { total: number; stored_values: StoredValue[] };
+  return answered(await run<Row>(pool, asker, WITH_VALUES, [dateMax, days, ...pageParams(limit, offset)]), (rows, today) => {
+    const dates = daysEndingAt(dateMax ?? today, days);
+    return {
+      count: rows[0]?.total ?? 0,
+      results: rows.map(({ total: _total, stored_values: stored, ...row }) => {
+        const byDate = new Map<string, JsonValue>(stored.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
+        const { available_services: _none, ...attribute } = attributeObject({ ...row, available_services: [] });
+        return { ...attribute, values: dates.map((date) => ({ date, value: byDate.get(date) ?? null })) };
+      }),
+    };
+  });
+}
+
+export async function attributes(pool: pg.Pool, asker: Asker, limit: number, offset: number): Promise<Answered<Page<unknown>>> {
+  return answered(await run<AttributeRow & { total: number }>(pool, asker, ATTRIBUTES, [asker.now, ...pageParams(limit, offset)]), (rows) => ({
     count: rows[0]?.total ?? 0,
-    results: rows.map(({ total: _total, stored_values: stored, ...row }: AttributeRow & { total: number; stored_values: StoredValue[] }) => {
-      const byDate = new Map<string, JsonValue>(stored.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
-      const { available_services: _none, ...attribute } = attributeObject({ ...row, available_services: [] });
-      return { ...attribute, values: dates.map((date) => ({ date, value: byDate.get(date) ?? null })) };
-    }),
-  };
+    results: rows.map(attributeObject),
+  }));
 }
 
-export async function attributes(pool: pg.Pool, userId: number, now: Date, limit: number, offset: number): Promise<Page<unknown>> {
-  const { rows } = await pool.query(prepared(ATTRIBUTES_SQL, [now, ...pageParams(userId, limit, offset)]));
-  return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
-}
-
-export async function values(pool: pg.Pool, userId: number, attribute: string, dateMax: string, limit: number, offset: number): Promise<Page<unknown>> {
-  const { rows } = await pool.query(prepared(VALUES_SQL, [userId, attribute, ...GROUP_NAMES, true, dateMax, dateMax, limit, offset]));
-  return {
+export async function values(
+  pool: pg.Pool,
+  asker: Asker,
+  attribute: string,
+  dateMax: string | null,
+  limit: number,
+  offset: number,
+): Promise<Answered<Page<unknown>>> {
+  type Row = { date: string; value_num: number | null; value_text: string | null; value_type: number; total: number };
+  return answered(await run<Row>(pool, asker, VALUES, [attribute, ...GROUP_NAMES, true, dateMax, limit, offset]), (rows) => ({
     count: rows[0]?.total ?? 0,
-    results: rows.map((row: { date: string; value_num: number | null; value_text: string | null; value_type: number }) => ({
-      date: row.date,
-      value: typedValue(row.value_type, row.value_num, row.value_text),
-    })),
-  };
+    results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
+  }));
 }
 
-export async function correlations(pool: pg.Pool, userId: number, limit: number, offset: number): Promise<Page<unknown>> {
-  const { rows } = await pool.query(prepared(CORRELATIONS_SQL, [userId, ...GROUP_NAMES, true, ...GROUP_NAMES, true, userId, limit, offset]));
-  return { count: rows[0]?.total ?? 0, results: rows.map(correlationObject) };
+export async function correlations(pool: pg.Pool, asker: Asker, limit: number, offset: number): Promise<Answered<Page<unknown>>> {
+  type Row = Parameters<typeof correlationObject>[0] & { total: number };
+  return answered(await run<Row>(pool, asker, CORRELATIONS, [...GROUP_NAMES, true, ...GROUP_NAMES, true, limit, offset]), (rows) => ({
+    count: rows[0]?.total ?? 0,
+    results: rows.map(correlationObject),
+  }));
 }
 
-export async function profile(pool: pg.Pool, userId: number): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await pool.query(prepared(PROFILE_SQL, [userId, 1]));
-  return rows[0];
-}
-
-export interface Writer {
-  userId: number;
-  clientPk: number;
-  today: string;
+/** The person's row, or undefined when the account is gone. */
+export async function profile(pool: pg.Pool, asker: Asker): Promise<Answered<Record<string, unknown> | undefined>> {
+  return answered(await run<Record<string, unknown>>(pool, asker, PROFILE, [1]), (rows) => rows[0]);
 }
 
 type Item = Record<string, unknown>;
 
-interface BatchAnswer {
+export interface BatchAnswer {
   success: Item[];
   failed: Item[];
 }
@@ -253,72 +422,62 @@ function answerOf(items: Item[], accepted: (index: number) => Item | undefined, 
   return answer;
 }
 
-export async function update(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
-  const { rows } = await pool.query(
-    prepared(UPDATE_BATCH_SQL, [
-      writer.userId,
-      writer.clientPk,
-      items.map((i) => i.name),
-      items.map((i) => i.date),
-      items.map((i) => JSON.stringify(i.value)),
-      now,
-    ]),
-  );
-  const applied = new Set((rows as Array<{ position: string | number }>).map((row) => Number(row.position) - 1));
-  return answerOf(items, (index) => (applied.has(index) ? items[index] : undefined), 'validation');
+/** Rows by item index (`position` counts from 1). */
+function byIndex<R extends { position: string | number }>(rows: R[]): Map<number, R> {
+  return new Map(rows.map((row) => [Number(row.position) - 1, row]));
 }
 
-export async function increment(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
-  const dateOf = (item: Item) => (item.date as string | undefined) ?? writer.today;
-  const { rows } = await pool.query(
-    prepared(INCREMENT_BATCH_SQL, [
-      writer.userId,
-      writer.clientPk,
-      items.map((i) => i.name),
-      items.map(dateOf),
-      items.map((i) => JSON.stringify(i.value)),
-      now,
-    ]),
-  );
-  const current = new Map((rows as Array<{ position: string | number; current: number }>).map((row) => [Number(row.position) - 1, row.current]));
-  return answerOf(
-    items,
-    (index) => (current.has(index) ? { ...items[index], date: dateOf(items[index]), current: current.get(index) } : undefined),
-    'validation',
-  );
+export async function update(pool: pg.Pool, asker: Asker, items: Item[]): Promise<Answered<BatchAnswer>> {
+  const values = [items.map((i) => i.name), items.map((i) => i.date), items.map((i) => JSON.stringify(i.value)), asker.now];
+  return answered(await run<{ position: string }>(pool, asker, UPDATE_BATCH, values), (rows) => {
+    const applied = byIndex(rows);
+    return answerOf(items, (index) => (applied.has(index) ? items[index] : undefined), 'validation');
+  });
 }
 
-export async function acquire(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
-  const { rows } = await pool.query(prepared(ACQUIRE_BATCH_SQL, [writer.userId, writer.clientPk, items.map((i) => i.name), now]));
-  const taken = (rows as Array<{ taken: boolean }>).map((row) => row.taken);
-  return answerOf(items, (index) => (taken[index] ? { name: items[index].name, active: true } : undefined), 'not_found');
+export async function increment(pool: pg.Pool, asker: Asker, items: Item[]): Promise<Answered<BatchAnswer>> {
+  const values = [items.map((i) => i.name), items.map((i) => i.date ?? null), items.map((i) => JSON.stringify(i.value)), asker.now];
+  return answered(await run<{ position: string; date: string; current: number }>(pool, asker, INCREMENT_BATCH, values), (rows) => {
+    const applied = byIndex(rows);
+    return answerOf(
+      items,
+      (index) => {
+        const row = applied.get(index);
+        return row ? { ...items[index], date: row.date, current: row.current } : undefined;
+      },
+      'validation',
+    );
+  });
 }
 
-export async function create(pool: pg.Pool, writer: Writer, items: Item[], now: Date): Promise<BatchAnswer> {
+export async function acquire(pool: pg.Pool, asker: Asker, items: Item[]): Promise<Answered<BatchAnswer>> {
+  return answered(await run<{ position: string; taken: boolean }>(pool, asker, ACQUIRE_BATCH, [items.map((i) => i.name), asker.now]), (rows) => {
+    const taken = byIndex(rows);
+    return answerOf(items, (index) => (taken.get(index)?.taken ? { name: items[index].name, active: true } : undefined), 'not_found');
+  });
+}
+
+export async function create(pool: pg.Pool, asker: Asker, items: Item[]): Promise<Answered<BatchAnswer>> {
   const names = items.map((i) => createdName(String(i.label)));
-  const { rows } = await pool.query(
-    prepared(CREATE_BATCH_SQL, [
-      writer.userId,
-      writer.clientPk,
-      names,
-      items.map((i) => i.label),
-      items.map((i) => i.group),
-      items.map((i) => i.value_type),
-      now,
-    ]),
-  );
-  const created = (rows as Array<{ created: boolean }>).map((row) => row.created);
-  return answerOf(items, (index) => (created[index] ? { ...items[index], name: names[index] } : undefined), 'already_exists');
+  const values = [names, items.map((i) => i.label), items.map((i) => i.group), items.map((i) => i.value_type), asker.now];
+  return answered(await run<{ position: string; created: boolean }>(pool, asker, CREATE_BATCH, values), (rows) => {
+    const created = byIndex(rows);
+    return answerOf(items, (index) => (created.get(index)?.created ? { ...items[index], name: names[index] } : undefined), 'already_exists');
+  });
 }
 
-/** The read statements with the parameters of one request each, for EXPLAIN (explain.ts). */
-export function readStatements(userId: number, today: string, now: Date): Array<{ name: string; text: string; values: unknown[] }> {
-  const window = daysEndingAt(today, 31);
+/**
+ * The read statements as the checked baseline sends them, with the parameters of one request each,
+ * for EXPLAIN (explain.ts). They count a request under the token's rate-limit key, as a request does.
+ */
+export function readStatements(token: string, now: Date, limit: number): Array<{ name: string; text: string; values: unknown[] }> {
+  const asker: Asker = { mode: 'checked', token, now, limit, address: '127.0.0.1' };
+  const statement = (name: string, query: Query, values: unknown[]) => ({ name, text: render(query, 'checked'), values: [...askerParams(asker), ...values] });
   return [
-    { name: 'with-values', text: WITH_VALUES_SQL, values: [window[window.length - 1], window[0], ...pageParams(userId, 20, 0)] },
-    { name: 'values', text: VALUES_SQL, values: [userId, 'steps', ...GROUP_NAMES, true, today, today, 100, 0] },
-    { name: 'attributes', text: ATTRIBUTES_SQL, values: [now, ...pageParams(userId, 100, 0)] },
-    { name: 'correlations', text: CORRELATIONS_SQL, values: [userId, ...GROUP_NAMES, true, ...GROUP_NAMES, true, userId, 100, 0] },
-    { name: 'profile', text: PROFILE_SQL, values: [userId, 1] },
+    statement('with-values', WITH_VALUES, [null, 31, ...pageParams(20, 0)]),
+    statement('values', VALUES, ['steps', ...GROUP_NAMES, true, null, 100, 0]),
+    statement('attributes', ATTRIBUTES, [now, ...pageParams(100, 0)]),
+    statement('correlations', CORRELATIONS, [...GROUP_NAMES, true, ...GROUP_NAMES, true, 100, 0]),
+    statement('profile', PROFILE, [1]),
   ];
 }

@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: Daybook's read and write throughput, latency, CPU, memory and derived-data cost
- * against a bare baseline in the same run and on the same data. Steps:
+ * against a baseline in the same run and on the same data: the fastest correct plain server
+ * (baseline-server.ts: it authenticates and counts every request), and with --bare-baseline also the
+ * bare one (neither). Steps:
  *
  * 1. dataset: a fresh database on the bench's embedded PostgreSQL (or DATABASE_URL's server) with
  *    the demo generator's data, bulk-loaded with COPY (load.ts);
  * 2. derived data: every user's weekly derive, timed (derive.ts);
  * 3. callers: a service with tokens spread over the users (fixtures.ts);
- * 4. measurements: the compiled service and the baseline driven over HTTP by autocannon at each
+ * 4. measurements: the compiled service and the baseline(s) driven over HTTP by autocannon at each
  *    concurrency, rounds alternating (measure.ts);
  * 5. scale: the reads again on datasets of other sizes;
  * 6. report: Markdown tables printed, JSON and Markdown written under test/bench/results/.
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
       fixtures,
       scenarios,
       connections: options.connections,
-      targets: ['daybook', 'baseline'],
+      targets: options.bareBaseline ? ['daybook', 'baseline', 'bare'] : ['daybook', 'baseline'],
       rounds: options.rounds,
       duration: options.duration,
       warmup: options.warmup,
@@ -157,8 +159,8 @@ async function main(): Promise<void> {
           : ' (reused)') +
         `, ${(load.databaseBytes / 2 ** 30).toFixed(1)} GiB.`,
       `Servers: Daybook compiled (dist/src/bin/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}${options.webhooks ? ', an enabled webhook endpoint (writes record webhook events)' : ''}; ` +
-        `baseline node:http + pg, pool ${options.pool}. ${fixtures.tokens.length} tokens over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users. ` +
-        `${options.rounds} rounds of ${options.duration} s per cell, alternating Daybook and baseline, after ${options.warmup} s of warm-up each; medians (min–max).`,
+        `baseline node:http + pg, pool ${options.pool}, one statement per request: token check, rate-limit count and data${options.bareBaseline ? '; bare baseline the same without token check and count' : ''}. ${fixtures.tokens.length} tokens over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users. ` +
+        `${options.rounds} rounds of ${options.duration} s per cell, alternating Daybook and baseline${options.bareBaseline ? ' and bare baseline' : ''}, after ${options.warmup} s of warm-up each; medians (min–max).`,
       '',
       '### Throughput and latency',
       '',

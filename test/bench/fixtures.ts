@@ -11,6 +11,7 @@ import { createUser, findUserByUsername } from '../../src/domain/identity/users'
 import { createClient, listClientsOwnedBy } from '../../src/domain/apps-and-grants/clients';
 import { issueTokens } from '../../src/domain/apps-and-grants/tokens';
 import { V2_SCOPE_NAMES } from '../../src/domain/apps-and-grants/scopes';
+import { hashCredential } from '../../src/domain/identity/credentials';
 import { progressBar } from './progress';
 
 export interface BenchToken {
@@ -25,10 +26,12 @@ export interface Fixtures {
   clientPk: number;
   clientId: string;
   tokens: BenchToken[];
+  /** A token of the first user that was revoked after it was issued (the check phase: both servers refuse it). */
+  revokedToken: string;
 }
 
 const OWNER = 'bench_owner';
-const CLIENT_NAME = 'Daybook bench service';
+export const CLIENT_NAME = 'Daybook bench service';
 
 /** The attributes the bench service acquires for every token user and writes to (5 x 7 days = 35 items). */
 export const WRITE_ATTRIBUTES = ['steps', 'water', 'coffees', 'productive_min', 'tasks_completed'] as const;
@@ -58,7 +61,11 @@ export async function createFixtures(url: string, count: number, now: Date): Pro
       bar.increment();
     }
     bar.stop();
-    return { clientPk: client.id, clientId: client.client_id, tokens };
+    const revokedToken = (await issueTokens(db, { userId: picked[0].id, clientPk: client.id, scopes: [...V2_SCOPE_NAMES], now })).access_token;
+    await db('tokens')
+      .where({ access_hash: hashCredential(revokedToken) })
+      .update({ revoked_at: now });
+    return { clientPk: client.id, clientId: client.client_id, tokens, revokedToken };
   } finally {
     await db.destroy();
   }

@@ -1,7 +1,8 @@
 /**
- * Measures one dataset: starts Daybook (and the baseline) on it, prepares and checks, then for each
- * scenario and connection count runs a short unmeasured warm-up of each server and `rounds`
- * rounds in alternating order (Daybook, baseline, Daybook, …), with the CPU of the server, of
+ * Measures one dataset: starts Daybook (and the baseline, and the bare baseline) on it, prepares and
+ * checks, then for each scenario and connection count runs a short unmeasured warm-up of each
+ * server and `rounds` rounds in alternating order (Daybook, baseline[, bare], Daybook, …), with the
+ * CPU of the server, of
  * Postgres and of the load generator and the server's peak RSS for each measurement.
  */
 import fs from 'node:fs';
@@ -52,29 +53,51 @@ async function removeCreatedAttributes(url: string): Promise<void> {
   say(`Removed the ${removed.rowCount ?? 0} attributes the create scenario made.`);
 }
 
-export async function measureDataset(input: MeasureInput): Promise<MeasureOutput> {
+/** The bare baseline's tokens, handed over in a file (it looks nothing up). */
+function writeBareTokens(input: MeasureInput): string {
   const tokensFile = path.join(PROJECT_ROOT, '.data', 'bench', `tokens-${input.label}.json`);
   fs.mkdirSync(path.dirname(tokensFile), { recursive: true });
   fs.writeFileSync(tokensFile, JSON.stringify(input.fixtures.tokens.map((t) => ({ ...t, clientPk: input.fixtures.clientPk }))), { mode: 0o600 });
+  return tokensFile;
+}
+
+export async function measureDataset(input: MeasureInput): Promise<MeasureOutput> {
   const env = daybookEnv(input.databaseUrl, input.pool, { metrics: input.metrics ?? false });
   const servers: Partial<Record<Target, RunningServer>> = {};
   const forget = onInterrupt(async () => {
     await servers.daybook?.stop();
     await servers.baseline?.stop();
+    await servers.bare?.stop();
   });
   try {
     servers.daybook = await startDaybook(env, path.join(LOG_DIR, `daybook-${input.label}.log`), input.cpuProfileDir);
     if (input.targets.includes('baseline')) {
-      servers.baseline = await startBaseline(input.databaseUrl, input.pool, tokensFile, path.join(LOG_DIR, `baseline-${input.label}.log`), input.cpuProfileDir);
+      servers.baseline = await startBaseline(input.databaseUrl, input.pool, path.join(LOG_DIR, `baseline-${input.label}.log`), input.cpuProfileDir);
+    }
+    if (input.targets.includes('bare')) {
+      servers.bare = await startBaseline(
+        input.databaseUrl,
+        input.pool,
+        path.join(LOG_DIR, `bare-${input.label}.log`),
+        input.cpuProfileDir,
+        writeBareTokens(input),
+      );
     }
     say(
-      `Daybook (pid ${servers.daybook.pid}) on port ${servers.daybook.port}${servers.baseline ? `, baseline (pid ${servers.baseline.pid}) on port ${servers.baseline.port}` : ''}; logs in ${path.relative(PROJECT_ROOT, LOG_DIR)}/`,
+      `Daybook (pid ${servers.daybook.pid}) on port ${servers.daybook.port}${servers.baseline ? `, baseline (pid ${servers.baseline.pid}) on port ${servers.baseline.port}` : ''}${servers.bare ? `, bare baseline (pid ${servers.bare.pid}) on port ${servers.bare.port}` : ''}; logs in ${path.relative(PROJECT_ROOT, LOG_DIR)}/`,
     );
     const tokens = input.fixtures.tokens.map((t) => t.token);
     if (input.scenarios.some((s) => s.kind === 'write')) await acquireWriteAttributes(servers.daybook.port, tokens);
+    const refusedAndLive = { live: tokens[0], revoked: input.fixtures.revokedToken };
     if (servers.baseline) {
-      await checkSameAnswers(servers.daybook.port, servers.baseline.port, tokens[0], input.scenarios);
-      say('Checked: the baseline answers every scenario with the same data as Daybook.');
+      await checkSameAnswers(servers.daybook.port, servers.baseline.port, refusedAndLive, input.scenarios, { rateLimit: true });
+      say(
+        'Checked: the baseline answers every scenario with the same data, X-RateLimit-Limit and shared count as Daybook, and 401 to an unknown and to a revoked token.',
+      );
+    }
+    if (servers.bare) {
+      await checkSameAnswers(servers.daybook.port, servers.bare.port, refusedAndLive, input.scenarios, { rateLimit: false });
+      say('Checked: the bare baseline answers every scenario with the same data as Daybook.');
     }
     const startupPeakRss = peakRss(servers.daybook.pid);
 
@@ -84,7 +107,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     const t0 = performance.now();
     for (const scenario of input.scenarios) {
       for (const connections of input.connections) {
-        const cell: Cell = { scenario: scenario.name, kind: scenario.kind, connections, users: input.users, samples: { daybook: [], baseline: [] } };
+        const cell: Cell = { scenario: scenario.name, kind: scenario.kind, connections, users: input.users, samples: { daybook: [], baseline: [], bare: [] } };
         cells.push(cell);
         if (input.warmup > 0) {
           for (const target of input.targets) await drive({ port: servers[target]!.port, scenario, tokens, connections, seconds: input.warmup });
@@ -114,5 +137,6 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     forget();
     await servers.daybook?.stop();
     await servers.baseline?.stop();
+    await servers.bare?.stop();
   }
 }

@@ -28,6 +28,8 @@ export interface BenchOptions {
   metrics: boolean;
   /** An enabled webhook endpoint for the bench service, so writes record webhook events. */
   webhooks: boolean;
+  /** Also measure the bare baseline (no authentication, no rate-limit count), in the same rounds. */
+  bareBaseline: boolean;
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -39,7 +41,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --seed N                demo generator seed (default 1)
   --tokens N              OAuth tokens spread over the users (default 200)
   --connections LIST      concurrencies (default 1,8,32,128)
-  --rounds N              rounds per measurement, alternating Daybook and baseline (default 3)
+  --rounds N              rounds per measurement, alternating Daybook and baseline(s) (default 3)
   --duration S            seconds per measurement (default 10)
   --warmup S              unmeasured seconds before each scenario's rounds (default 3)
   --scenarios LIST        ${SCENARIO_NAMES.join(',')} (default all)
@@ -51,6 +53,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --cpu-prof              write V8 CPU profiles of both servers under test/bench/results/
   --metrics               run Daybook with METRICS_TOKEN set (Prometheus metrics on), to measure their cost
   --webhooks              give the bench service an enabled webhook endpoint: every write records webhook events
+  --bare-baseline         also measure the bare baseline (no authentication, no rate-limit count) in the same rounds
 `;
 
 function list(value: string): number[] {
@@ -93,6 +96,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     cpuProf: false,
     metrics: false,
     webhooks: false,
+    bareBaseline: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -162,6 +166,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--webhooks':
         options.webhooks = true;
+        break;
+      case '--bare-baseline':
+        options.bareBaseline = true;
         break;
       default:
         throw new Error(`Unknown option ${flag}.\n\n${USAGE}`);

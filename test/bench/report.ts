@@ -1,5 +1,6 @@
 /**
- * Turns the measurements into figures: medians and ranges over rounds, ratios Daybook / baseline,
+ * Turns the measurements into figures: medians and ranges over rounds, ratios Daybook / baseline
+ * (and Daybook / bare baseline with `--bare-baseline`),
  * the targets of this machine met or missed, and the Markdown tables (printed and written beside
  * the JSON under test/bench/results/).
  */
@@ -10,7 +11,8 @@ import { PROJECT_ROOT } from '../../src/paths';
 import type { CpuFigures } from './resources';
 import type { DriveResult } from './drive';
 
-export type Target = 'daybook' | 'baseline';
+/** The servers: Daybook, the baseline (authenticates and counts) and the bare baseline (neither; --bare-baseline). */
+export type Target = 'daybook' | 'baseline' | 'bare';
 
 export interface Sample {
   round: number;
@@ -26,6 +28,7 @@ export interface Cell {
   connections: number;
   /** Dataset users (the scale runs use other datasets). */
   users: number;
+  /** Per server; empty for a server not measured. */
   samples: Record<Target, Sample[]>;
 }
 
@@ -78,20 +81,26 @@ const mb = (v: number) => (Number.isFinite(v) ? `${Math.round(v / 1e6)} MB` : 'n
 const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v)}` : 'n/a');
 const withRange = (s: Spread, format: (v: number) => string) => `${format(s.median)} (${format(s.min)}–${format(s.max)})`;
 
-/** Markdown table of throughput and latency, Daybook against the baseline. */
+const hasBare = (cells: Cell[]) => cells.some((c) => c.samples.bare.length > 0);
+
+/** Markdown table of throughput and latency, Daybook against the baseline (and the bare baseline when measured). */
 export function throughputTable(cells: Cell[]): string {
+  const bare = hasBare(cells);
   const lines = [
-    '| Request | Conns | Daybook req/s | Baseline req/s | Ratio | Daybook p50 / p99 / p99.9 ms | Baseline p50 / p99 / p99.9 ms | p99 ratio | Errors D / B |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Request | Conns | Daybook req/s | Baseline req/s | Ratio | Daybook p50 / p99 / p99.9 ms | Baseline p50 / p99 / p99.9 ms | p99 ratio | Errors D / B |' +
+      (bare ? ' Bare req/s | Ratio to bare | Bare p50 / p99 / p99.9 ms | Errors bare |' : ''),
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|' + (bare ? '---:|---:|---:|---:|' : ''),
   ];
+  const latency = (s: TargetSummary | undefined) => (s ? `${ms(s.p50.median)} / ${ms(s.p99.median)} / ${ms(s.p999.median)}` : '–');
   for (const cell of cells) {
     const d = summarise(cell.samples.daybook);
     const b = summarise(cell.samples.baseline);
+    const n = summarise(cell.samples.bare);
     if (!d) continue;
     lines.push(
       `| ${cell.scenario} | ${cell.connections} | ${withRange(d.rps, int)} | ${b ? withRange(b.rps, int) : '–'} | ${b ? ratio(d.rps.median / b.rps.median) : '–'} | ` +
-        `${ms(d.p50.median)} / ${ms(d.p99.median)} / ${ms(d.p999.median)} | ${b ? `${ms(b.p50.median)} / ${ms(b.p99.median)} / ${ms(b.p999.median)}` : '–'} | ` +
-        `${b ? ratio(d.p99.median / b.p99.median) : '–'} | ${d.errors} / ${b ? b.errors : '–'} |`,
+        `${latency(d)} | ${latency(b)} | ${b ? ratio(d.p99.median / b.p99.median) : '–'} | ${d.errors} / ${b ? b.errors : '–'} |` +
+        (bare ? ` ${n ? withRange(n.rps, int) : '–'} | ${n ? ratio(d.rps.median / n.rps.median) : '–'} | ${latency(n)} | ${n ? n.errors : '–'} |` : ''),
     );
   }
   return lines.join('\n');
@@ -99,18 +108,22 @@ export function throughputTable(cells: Cell[]): string {
 
 /** Markdown table of CPU (percent of one core, medians) and peak RSS per measurement. */
 export function resourceTable(cells: Cell[]): string {
+  const bare = hasBare(cells);
   const lines = [
-    '| Request | Conns | Daybook CPU % service / Postgres / load gen / other | Baseline CPU % service / Postgres / load gen / other | Daybook / baseline CPU ms per request (service + Postgres) | Peak RSS Daybook / baseline |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| Request | Conns | Daybook CPU % service / Postgres / load gen / other | Baseline CPU % service / Postgres / load gen / other | Daybook / baseline CPU ms per request (service + Postgres) | Peak RSS Daybook / baseline |' +
+      (bare ? ' Bare CPU ms per request (service + Postgres) |' : ''),
+    '|---|---:|---:|---:|---:|---:|' + (bare ? '---:|' : ''),
   ];
   for (const cell of cells) {
     const d = summarise(cell.samples.daybook);
     const b = summarise(cell.samples.baseline);
+    const n = summarise(cell.samples.bare);
     if (!d) continue;
     const cpu = (s: TargetSummary) => `${pct(s.cpu.service)} / ${pct(s.cpu.postgres)} / ${pct(s.cpu.loadGenerator)} / ${pct(s.cpu.others)}`;
     const perRequest = (s: TargetSummary) => `${ms((s.cpu.service * 10) / s.rps.median)} + ${ms((s.cpu.postgres * 10) / s.rps.median)}`;
     lines.push(
-      `| ${cell.scenario} | ${cell.connections} | ${cpu(d)} | ${b ? cpu(b) : '–'} | ${perRequest(d)} / ${b ? perRequest(b) : '–'} | ${mb(d.peakRss)} / ${b ? mb(b.peakRss) : '–'} |`,
+      `| ${cell.scenario} | ${cell.connections} | ${cpu(d)} | ${b ? cpu(b) : '–'} | ${perRequest(d)} / ${b ? perRequest(b) : '–'} | ${mb(d.peakRss)} / ${b ? mb(b.peakRss) : '–'} |` +
+        (bare ? ` ${n ? perRequest(n) : '–'} |` : ''),
     );
   }
   return lines.join('\n');
@@ -204,10 +217,7 @@ export function checkTargets(cells: Cell[], overallPeakRss: number): TargetCheck
     }
   }
   checks.push({ target: 'Daybook peak RSS < 250 MB', met: overallPeakRss < 250e6, detail: mb(overallPeakRss) });
-  const errors = cells.reduce(
-    (sum, c) => sum + c.samples.daybook.reduce((s, x) => s + x.drive.errors, 0) + c.samples.baseline.reduce((s, x) => s + x.drive.errors, 0),
-    0,
-  );
+  const errors = cells.reduce((sum, c) => sum + Object.values(c.samples).reduce((all, samples) => all + samples.reduce((s, x) => s + x.drive.errors, 0), 0), 0);
   checks.push({ target: 'zero errors', met: errors === 0, detail: String(errors) });
   return checks;
 }
@@ -216,17 +226,31 @@ export function targetsTable(checks: TargetCheck[]): string {
   return ['| Target | Met | Measured |', '|---|---|---|', ...checks.map((c) => `| ${c.target} | ${c.met ? 'yes' : '**no**'} | ${c.detail} |`)].join('\n');
 }
 
-/** The commit checked out, read from .git without running git (undefined outside a repository). */
+/**
+ * The commit checked out, read from .git without running git (undefined outside a repository). In a
+ * linked worktree `.git` is a file naming the worktree's own folder (HEAD), whose `commondir` names
+ * the repository's (branches and packed refs).
+ */
 export function currentCommit(): string | undefined {
   try {
-    const gitDir = path.join(PROJECT_ROOT, '.git');
+    let gitDir = path.join(PROJECT_ROOT, '.git');
+    if (fs.statSync(gitDir).isFile())
+      gitDir = path.resolve(
+        PROJECT_ROOT,
+        fs
+          .readFileSync(gitDir, 'utf8')
+          .replace(/^gitdir:\s*/, '')
+          .trim(),
+      );
+    const commonFile = path.join(gitDir, 'commondir');
+    const commonDir = fs.existsSync(commonFile) ? path.resolve(gitDir, fs.readFileSync(commonFile, 'utf8').trim()) : gitDir;
     const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
     if (!head.startsWith('ref: ')) return head;
     const ref = head.slice(5);
-    const loose = path.join(gitDir, ref);
+    const loose = path.join(commonDir, ref);
     if (fs.existsSync(loose)) return fs.readFileSync(loose, 'utf8').trim();
     const packed = fs
-      .readFileSync(path.join(gitDir, 'packed-refs'), 'utf8')
+      .readFileSync(path.join(commonDir, 'packed-refs'), 'utf8')
       .split('\n')
       .find((line) => line.endsWith(` ${ref}`));
     return packed?.split(' ')[0];

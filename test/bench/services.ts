@@ -1,7 +1,9 @@
 /**
- * The two servers under test, each a child process on 127.0.0.1 with its output in a log file:
- * Daybook as production runs it (compiled dist/src/bin/server.js, NODE_ENV=production, its own log
- * line per request) and the bare baseline (dist/test/bench/baseline-server.js).
+ * The servers under test, each a child process on 127.0.0.1 with its output in a log file: Daybook
+ * as production runs it (compiled dist/src/bin/server.js, NODE_ENV=production, its own log line per
+ * request), the baseline (dist/test/bench/baseline-server.js: authenticates and counts every
+ * request, with Daybook's rate limit) and, with --bare-baseline, the same server in its bare mode
+ * (no authentication, no count).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -106,12 +108,22 @@ export function startDaybook(env: Record<string, string>, logFile: string, cpuPr
   });
 }
 
-export function startBaseline(databaseUrl: string, poolMax: number, tokensFile: string, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
+/**
+ * The baseline with Daybook's pool size and rate limit; `bareTokensFile` starts it in its bare mode
+ * (the bench's tokens handed over in that file instead of looked up, nothing counted).
+ */
+export function startBaseline(databaseUrl: string, poolMax: number, logFile: string, cpuProfileDir?: string, bareTokensFile?: string): Promise<RunningServer> {
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   return start(
-    'baseline',
+    bareTokensFile ? 'bare' : 'baseline',
     [...profile, path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
-    { DATABASE_URL: databaseUrl, PORT: '0', DB_POOL_MAX: String(poolMax), BASELINE_TOKENS: tokensFile },
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      DB_POOL_MAX: String(poolMax),
+      RATE_LIMIT_PER_HOUR: String(BENCH_RATE_LIMIT),
+      ...(bareTokensFile ? { BASELINE_MODE: 'bare', BASELINE_TOKENS: bareTokensFile } : {}),
+    },
     logFile,
     (line) => {
       const entry = parseJson(line);
