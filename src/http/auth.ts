@@ -135,15 +135,26 @@ export interface CountedRequests {
 }
 
 /**
- * Reads whose handlers take the credentials' recheck and the count into their own statement
- * (`DeferredCheck`), so that a request with a remembered credential makes one round trip in all
- * (docs/request-path.md). The profile has no statement of its own: its recheck runs alone.
+ * The operations whose handlers take the credentials' recheck and the count into their own
+ * statement (`DeferredCheck`), so that a request with a remembered credential makes one round trip
+ * in all (docs/request-path.md). The reads; the profile has no statement of its own, so its recheck
+ * runs alone after it. The value writes, which take it into their one statement or run it alone
+ * before they write anything (domain/tracking/writes): an operation listed here must never change
+ * anything before its check.
  */
-const READS_THAT_RECHECK = new Set(['getProfile', 'listAttributes', 'listAttributesWithValues', 'listAttributeValues', 'listCorrelations']);
+const RECHECKED_BY_THEIR_STATEMENT = new Set([
+  'getProfile',
+  'listAttributes',
+  'listAttributesWithValues',
+  'listAttributeValues',
+  'listCorrelations',
+  'updateAttributeValues',
+  'incrementAttributeValues',
+]);
 
-function readsThatRecheck(ctx: Koa.Context): boolean {
+function recheckedByTheirStatement(ctx: Koa.Context): boolean {
   const operation = ctx.state.operation as { operationId?: string } | undefined;
-  return ctx.method === 'GET' && ctx.path.startsWith('/api/2/') && READS_THAT_RECHECK.has(operation?.operationId ?? '');
+  return ctx.path.startsWith('/api/2/') && RECHECKED_BY_THEIR_STATEMENT.has(operation?.operationId ?? '');
 }
 
 /** Leaves a resolution on the context, where the security handlers and the rate limit read it. */
@@ -160,7 +171,7 @@ export function authenticate(db: Knex, now: () => Date, counted?: CountedRequest
   const recent = new RecentCredentials();
   return async (ctx, next) => {
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
-    const use = quota && readsThatRecheck(ctx) ? 'defer' : 'recheck';
+    const use = quota && recheckedByTheirStatement(ctx) ? 'defer' : 'recheck';
     const resolved = await resolve(ctx, db, now(), quota, recent, use);
     if (resolved.remembered && quota && counted) {
       record(ctx, resolved, new DeferredCheck(resolved.remembered, quota, counted.limit));

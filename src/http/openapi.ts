@@ -267,7 +267,11 @@ export function dispatch(backends: Record<ApiName, Backend>): Koa.Middleware {
     const method = ctx.method.toLowerCase();
     const operation = (ctx.state.operation as Operation | undefined) ?? matchOperation(backend, method, ctx.path);
     const requestBody = operation.requestBody as { content?: Record<string, unknown> } | undefined;
-    if (requestBody?.content) await parseBody(ctx, Object.keys(requestBody.content));
+    // Parsed once: a request served again (its remembered credentials changed; http/rate-limit.ts) keeps it.
+    if (requestBody?.content && !ctx.state.bodyParsed) {
+      await parseBody(ctx, Object.keys(requestBody.content));
+      ctx.state.bodyParsed = true;
+    }
     const declared = backend.queryNames.get(operation.operationId as string) ?? new Set();
     if (name !== 'oauth') {
       const problems = parameterProblems(ctx, operation, declared);

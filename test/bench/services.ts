@@ -102,7 +102,8 @@ async function start(
 
 export function startDaybook(env: Record<string, string>, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  return start('daybook', [...profile, path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], env, logFile, (line) => {
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  return start('daybook', [...profile, ...flags, path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], env, logFile, (line) => {
     const entry = parseJson(line);
     return typeof entry?.msg === 'string' && entry.msg.startsWith('Daybook listening') ? (entry.port as number) : undefined;
   });

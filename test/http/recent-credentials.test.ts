@@ -10,6 +10,7 @@ import { createApp } from '../../src/app';
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { addAttribute, addValues } from '../support/seed';
+import { acquire, writer } from '../api/v2/writes/setup';
 import { basicAuth } from '../support/web';
 import { resetSimpleToken } from '../../src/domain/identity/users';
 
@@ -173,5 +174,57 @@ describe('reads that recheck the credentials in their own statement', () => {
     const { bearer } = await reader();
     expect((await list(bearer)).status).toBe(200);
     expect((await app.get('/api/2/attributes/values/?attribute=steps&limit=0', { bearer })).status).toBe(400);
+  });
+});
+
+describe('value writes that recheck the credentials in their own statement', () => {
+  /** A service with steps and mood, its token remembered (two batches: the first records its use). */
+  async function service(): Promise<{ bearer: string; userId: number; clientPk: number }> {
+    const w = await writer(app);
+    await acquire(app, w.a, ['steps', 'mood']);
+    for (const value of [1, 2]) await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'steps', date: '2026-02-01', value }] });
+    return { bearer: w.a, userId: w.user.id, clientPk: w.clientA.id };
+  }
+  const stored = async (userId: number, name: string) =>
+    (
+      await app
+        .db('attribute_values as v')
+        .join('attributes as a', 'a.id', 'v.attribute_id')
+        .where({ 'v.user_id': userId, 'a.name': name, 'v.date': '2026-02-01' })
+        .first('v.value_num')
+    )?.value_num;
+  const increment = (bearer: string, name: string, value: number) =>
+    app.post('/api/2/attributes/increment/', { bearer, json: [{ name, date: '2026-02-01', value }] });
+
+  test('an increment after the person edited their profile is applied once, by the statement run again', async () => {
+    const { bearer, userId } = await service();
+    await app.db('users').where({ id: userId }).update({ last_name: 'Edited' });
+    const res = await increment(bearer, 'steps', 10);
+    expect([res.status, res.body.success[0].current]).toEqual([200, 12]);
+    expect(await stored(userId, 'steps')).toBe(12);
+  });
+
+  test('a revoked token writes nothing, on the one-statement path and on the locked path', async () => {
+    const { bearer, userId } = await service();
+    await app.db('tokens').where({ user_id: userId }).update({ revoked_at: new Date() });
+    expect((await increment(bearer, 'steps', 10)).status).toBe(401);
+    expect((await increment(bearer, 'mood', 1)).status).toBe(401); // mood has a range: the locked path
+    expect(await stored(userId, 'steps')).toBe(2);
+    expect(await stored(userId, 'mood')).toBeUndefined();
+  });
+
+  test('past the limit a write is 429 and writes nothing, on either path', async () => {
+    const { bearer, userId, clientPk } = await service();
+    const limit = Number((await app.get('/api/2/accounts/profile/', { bearer })).headers.get('x-ratelimit-limit'));
+    await app
+      .db('rate_limits')
+      .where({ key: `api:person:${userId}:app:${clientPk}` })
+      .update({ points: limit });
+    const plain = await increment(bearer, 'steps', 10);
+    const locked = await increment(bearer, 'mood', 5);
+    expect([plain.status, locked.status]).toEqual([429, 429]);
+    expect([plain.body.success, locked.headers.get('retry-after') !== null]).toEqual([undefined, true]);
+    expect(await stored(userId, 'steps')).toBe(2);
+    expect(await stored(userId, 'mood')).toBeUndefined();
   });
 });

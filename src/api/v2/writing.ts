@@ -15,9 +15,11 @@ import { incrementValues, updateValues } from '../../domain/tracking/writes/valu
 import { acquireAttributes, releaseAttributes } from '../../domain/tracking/writes/ownership';
 import { createAttributes, type Created } from '../../domain/tracking/writes/create';
 import { queryFlag } from '../../http/query';
+import { deferredCheckOf } from '../../http/auth';
+import type { DeferredCheck } from '../../domain/apps-and-grants/recent-credentials';
 import type { V2Operation } from '../../http/operation';
 
-async function writeContext(deps: Deps, principal: Principal): Promise<WriteContext> {
+async function writeContext(deps: Deps, principal: Principal, check?: DeferredCheck): Promise<WriteContext> {
   const now = deps.now();
   return {
     userId: principal.userId,
@@ -25,6 +27,7 @@ async function writeContext(deps: Deps, principal: Principal): Promise<WriteCont
     access: accessFor(principal.scopes),
     now,
     today: await principalToday(deps.db, principal, now),
+    check,
   };
 }
 
@@ -48,20 +51,24 @@ async function attributeObjects(deps: Deps, userId: number, names: string[]): Pr
 }
 
 export function writingHandlers(deps: Deps) {
-  /** The request's writer and items (validation made sure the body is an array of at most 35 objects). */
-  async function batchOf(ctx: Koa.Context): Promise<{ context: WriteContext; items: Item[] }> {
-    return { context: await writeContext(deps, ctx.state.principal as Principal), items: ctx.request.body as Item[] };
+  /**
+   * The request's writer and items (validation made sure the body is an array of at most 35
+   * objects); `checked` for the value writes, which take the request's deferred credentials' check.
+   */
+  async function batchOf(ctx: Koa.Context, checked = false): Promise<{ context: WriteContext; items: Item[] }> {
+    const check = checked ? deferredCheckOf(ctx) : undefined;
+    return { context: await writeContext(deps, ctx.state.principal as Principal, check), items: ctx.request.body as Item[] };
   }
   const userOf = (ctx: Koa.Context) => (ctx.state.principal as Principal).userId;
 
   return {
     async updateAttributeValues(_c: V2Operation<'updateAttributeValues'>['context'], ctx: V2Operation<'updateAttributeValues'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx);
+      const { context, items } = await batchOf(ctx, true);
       answer(ctx, await updateValues(deps.db, context, items));
     },
 
     async incrementAttributeValues(_c: V2Operation<'incrementAttributeValues'>['context'], ctx: V2Operation<'incrementAttributeValues'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx);
+      const { context, items } = await batchOf(ctx, true);
       answer(ctx, await incrementValues(deps.db, context, items));
     },
 

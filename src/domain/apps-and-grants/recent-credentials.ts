@@ -145,7 +145,16 @@ export class CredentialsChanged extends Error {
   }
 }
 
-type CheckColumns = { quota_points?: number | null; quota_expire?: number | null };
+/** The request's count is past the rate limit: it must change nothing (the rate limit answers 429). */
+export class CountPastLimit extends Error {
+  constructor() {
+    super('The request is past the rate limit.');
+    this.name = 'CountPastLimit';
+  }
+}
+
+/** The count columns a statement with the check in front answers (null: the credential's rows changed). */
+export type CheckColumns = { quota_points?: number | null; quota_expire?: number | null };
 
 /**
  * The recheck and the count of a request made with a remembered credential, left to the request's
@@ -168,23 +177,45 @@ export class DeferredCheck {
    * Runs a read statement with the recheck and the count in front of it, in the same statement:
    * the read's rows come back only when the credential's rows are unchanged and the count is within
    * the limit. `present` names a column that is never null in the read's own rows. Throws
-   * CredentialsChanged when the rows changed (nothing was counted then).
+   * CredentialsChanged when the rows changed (nothing was counted then), CountPastLimit past the limit.
    */
   async readChecked<R>(db: Knex, sql: string, bindings: readonly unknown[], present: string): Promise<R[]> {
     if (this.count) return hotQuery<R>(db, sql, bindings); // checked and counted by an earlier read of the request
-    const { recheck, bindings: recheckBindings } = recheckOf(this.entry);
-    const rows = await hotQuery<R & CheckColumns>(db, checkedReadSql(recheck, sql), [
-      ...recheckBindings,
-      ...countedBindings(this.quota),
-      ...bindings,
-      this.limit,
-    ]);
-    const first = rows[0];
-    if (!first) throw new CredentialsChanged();
-    this.count = countOf(first);
-    if ((first as Record<string, unknown>)[present] === null) return [];
+    const front = this.front();
+    const rows = await hotQuery<R & CheckColumns>(db, checkedReadSql(front.ctes, sql), [...front.bindings, ...bindings, this.limit]);
+    this.take(rows[0]);
+    if ((rows[0] as Record<string, unknown>)[present] === null) return [];
     // The rows keep the two count columns (not copied without them: the readers pick their fields).
     return rows;
+  }
+
+  /**
+   * The CTEs `checked` and `counted` to put in front of a statement that takes the check (its
+   * bindings first), for a statement of its own text (a write: verified-write.ts); then `take` its
+   * count columns. Only while `count` is unset: a request is counted once.
+   */
+  front(): { ctes: string; bindings: unknown[] } {
+    const { recheck, bindings } = recheckOf(this.entry);
+    return { ctes: `${recheck.cte}, ${countedCte('checked', recheck.keySql, 'true')}`, bindings: [...bindings, ...countedBindings(this.quota)] };
+  }
+
+  /** The rate limit, for a statement's gate (`counted.points <= ?`). */
+  get limitBinding(): number {
+    return this.limit;
+  }
+
+  /** Takes the count a statement with `front()` answered. Throws CredentialsChanged or CountPastLimit. */
+  take(row: CheckColumns | undefined): void {
+    const count = row ? countOf(row) : undefined;
+    if (!count) throw new CredentialsChanged();
+    this.count = count;
+    if (count.points > this.limit) throw new CountPastLimit();
+  }
+
+  /** Before a write that did not take the check: the recheck and count alone. Throws CredentialsChanged or CountPastLimit. */
+  async settleBeforeWrite(db: Knex): Promise<void> {
+    const count = await this.settleAlone(db);
+    if (count && count.points > this.limit) throw new CountPastLimit();
   }
 
   /** `readChecked` for a query built with knex, or the query as it is without a check. */
@@ -209,8 +240,8 @@ export function readRows<R>(db: Knex, sql: string, bindings: readonly unknown[],
   return check ? check.readChecked<R>(db, sql, bindings, present) : hotQuery<R>(db, sql, bindings);
 }
 
-/** Statement texts of checked reads, by recheck and read text (a read's text is fixed per query shape). */
-const checkedReads = new Map<string, string>();
+/** Statement texts of checked reads, by front CTEs (one text per kind of credential) and read text (fixed per query shape). */
+const checkedReads = new Map<string, Map<string, string>>();
 const MAX_CHECKED_READS = 500;
 
 /**
@@ -219,14 +250,15 @@ const MAX_CHECKED_READS = 500;
  * the count is past the limit; no row at all when the credential's rows changed. The read is the
  * inner side of a nested loop over that single checked row, so its rows keep their order.
  */
-function checkedReadSql(recheck: Recheck, sql: string): string {
-  const key = `${recheck.cte}\n${sql}`;
-  let text = checkedReads.get(key);
+function checkedReadSql(ctes: string, sql: string): string {
+  let texts = checkedReads.get(ctes);
+  if (!texts) checkedReads.set(ctes, (texts = new Map()));
+  let text = texts.get(sql);
   if (text === undefined) {
-    text = `with ${recheck.cte}, ${countedCte('checked', recheck.keySql, 'true')}
+    text = `with ${ctes}
   select counted.points as quota_points, counted.expire as quota_expire, d.*
     from checked cross join counted left join lateral (${sql}) as d on counted.points <= ?`;
-    if (checkedReads.size < MAX_CHECKED_READS) checkedReads.set(key, text);
+    if (texts.size < MAX_CHECKED_READS) texts.set(sql, text);
   }
   return text;
 }

@@ -4,6 +4,7 @@
  * or manual attributes with `manual_write`. Checks use the attribute's current group.
  */
 import type { Knex } from 'knex';
+import type { DeferredCheck } from '../../apps-and-grants/recent-credentials';
 import { hotQuery, PREPARED, sqlArray } from '../../../db/knex';
 import type { Access } from '../../apps-and-grants/scopes';
 import { ItemError } from './batch';
@@ -16,6 +17,11 @@ export interface WriteContext {
   now: Date;
   /** The person's today, for increments without a date. */
   today: string;
+  /**
+   * The request's deferred credentials' recheck and count (http/auth.ts), for value writes only:
+   * taken into the one-statement write, or run alone before the locked path's transaction.
+   */
+  check?: DeferredCheck;
 }
 
 /** The attribute columns the write rules need. */

@@ -308,6 +308,8 @@ export async function writeValues(db: Knex, context: WriteContext, writes: Value
   if (targets.length === 0) return outcomesAfter<WrittenItem>(items, checked).result();
   const written = await writeInOneStatement(db, context, items, checked, targets);
   if (written) return written;
+  // The locked path: the request's credentials are rechecked and counted first, if no statement did.
+  await context.check?.settleBeforeWrite(db);
   return inBatchTransaction(db, async (trx) => {
     const outcomes = outcomesAfter<WrittenItem>(items, checked);
     await applyWrites(trx, context, outcomes, targets);

@@ -15,6 +15,7 @@ import type { WritableAttribute, WriteContext } from './context';
 import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
 import { isTag } from './custom-tags';
 import { hasRange } from './value-rules';
+import type { CheckColumns } from '../../apps-and-grants/recent-credentials';
 
 /** What one item does to one day, after the rules passed it. */
 export interface DayOperation {
@@ -106,11 +107,21 @@ export function valueRowBindings(days: Array<{ attribute: WritableAttribute; dat
   ];
 }
 
-const STATEMENT = `with ${DAY_LOCKS_CTE},
+/**
+ * The statement; with `front` (the request's deferred credentials' recheck and count, DeferredCheck),
+ * those come first and the day locks are taken only after the count, and only within the limit: the
+ * rate-limit row is always the first lock such a statement takes, then the days, then the
+ * attributes, so these statements never wait on each other in a cycle; past the limit or with
+ * changed credentials, no lock is taken and nothing is written (`fresh.ok` is false).
+ */
+function statement(front?: string): string {
+  const dayLocks = front ? DAY_LOCKS_CTE.replace('from unnest(', 'from counted, unnest(').replace(/\)$/, ' where counted.points <= ?)') : DAY_LOCKS_CTE;
+  const count = front ? ', (select points from counted) as quota_points, (select expire from counted) as quota_expire' : '';
+  return `with ${front ? `${front}, ` : ''}${dayLocks},
   locked as materialized (
     select a.id, ${COMPARED.map((c) => `a.${c}`).join(', ')}
       from day_locks, attributes a
-     where a.user_id = ? and a.id = any(?::bigint[])
+     where day_locks.held > 0 and a.user_id = ? and a.id = any(?::bigint[])
      order by a.id
        for share of a
   ),
@@ -145,7 +156,12 @@ const STATEMENT = `with ${DAY_LOCKS_CTE},
     select distinct ?::bigint, d.date, ?::timestamptz from (select date from set_days union all select date from added) as d order by 2
     on conflict (user_id, date) do update set changed_at = excluded.changed_at
   )
-  select fresh.ok, added.attribute_id, added.date, added.value_num from fresh left join added on true`;
+  select fresh.ok${count}, added.attribute_id, added.date, added.value_num from fresh left join added on true`;
+}
+
+const STATEMENT = statement();
+/** Statement texts with a front, by front (one per kind of credential). */
+const CHECKED_STATEMENTS = new Map<string, string>();
 
 /**
  * Writes the batch's days in one statement if the attributes are still as read. Answers the new
@@ -159,14 +175,25 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
   const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
   const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
   const ids = sqlArray(attributes.map((a) => a.id));
-  const rows = await hotQuery<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null }>(db, STATEMENT, [
-    DAY_LOCK_NAMESPACE,
-    sqlArray(
-      dayLockKeys(
-        context.userId,
-        operations.map((o) => o.date),
-      ),
+  // The request's credentials' recheck and count go in front, unless the request was counted already.
+  const check = context.check && !context.check.count ? context.check : undefined;
+  const front = check?.front();
+  let text = STATEMENT;
+  if (front) {
+    text = CHECKED_STATEMENTS.get(front.ctes) ?? statement(front.ctes);
+    CHECKED_STATEMENTS.set(front.ctes, text);
+  }
+  const dayLocks = sqlArray(
+    dayLockKeys(
+      context.userId,
+      operations.map((o) => o.date),
     ),
+  );
+  const rows = await hotQuery<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null } & CheckColumns>(db, text, [
+    ...(front ? front.bindings : []),
+    DAY_LOCK_NAMESPACE,
+    dayLocks,
+    ...(check ? [check.limitBinding] : []),
     context.userId,
     ids,
     ids,
@@ -183,7 +210,8 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
     context.userId,
     context.now,
   ]);
-  const answer = rows;
-  if (!answer[0]?.ok) return undefined;
-  return new Map(answer.filter((row) => row.attribute_id !== null).map((row) => [dayKey(row.attribute_id!, row.date!), row.value_num!]));
+  // Changed credentials or a count past the limit throw here: nothing was written then.
+  check?.take(rows[0]);
+  if (!rows[0]?.ok) return undefined;
+  return new Map(rows.filter((row) => row.attribute_id !== null).map((row) => [dayKey(row.attribute_id!, row.date!), row.value_num!]));
 }
