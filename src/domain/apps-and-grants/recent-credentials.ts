@@ -78,25 +78,26 @@ export class RecentCredentials {
   }
 }
 
-/**
- * The recheck of one kind of credential: a CTE named `checked` with one row (`user_id`, and
- * `client_pk` for an app's token) when the remembered rows are unchanged and none otherwise, and
- * the key its requests count under, in SQL over `checked` (quota.ts).
- */
+/** The statements of one kind of credential's recheck. */
 interface Recheck {
-  cte: string;
-  keySql: string;
+  /**
+   * The CTEs `checked`, one row (`user_id`, and `client_pk` for an app's token) when the remembered
+   * rows are unchanged and none otherwise, and `counted`, the request counted under the key of its
+   * person's connection (quota.ts) when `checked` has its row: to put in front of a statement.
+   */
+  front: string;
   /** The recheck alone, and the recheck with the request's count. */
   alone: string;
   counting: string;
 }
 
+/** `cte`: the CTE `checked`; `keySql`: the rate-limit key over its columns. */
 function recheck(cte: string, keySql: string): Recheck {
+  const front = `${cte}, ${countedCte('checked', keySql, 'true')}`;
   return {
-    cte,
-    keySql,
+    front,
     alone: `with ${cte} select true as unchanged from checked`,
-    counting: `with ${cte}, ${countedCte('checked', keySql, 'true')}
+    counting: `with ${front}
   select true as unchanged, counted.points as quota_points, counted.expire as quota_expire from checked left join counted on true`,
   };
 }
@@ -113,8 +114,8 @@ const SIMPLE_TOKEN_RECHECK = recheck(
   quotaKeySql('checked.user_id'),
 );
 
-/** The recheck of a remembered credential and its bindings (put `cte` where the credentials' lookup would stand). */
-export function recheckOf(entry: RememberedCredential): { recheck: Recheck; bindings: unknown[] } {
+/** The recheck of a remembered credential and its bindings. */
+function recheckOf(entry: RememberedCredential): { recheck: Recheck; bindings: unknown[] } {
   const principal = entry.principal;
   return entry.tokenVersion !== undefined && principal.tokenId !== undefined
     ? { recheck: TOKEN_RECHECK, bindings: [principal.tokenId, entry.tokenVersion, entry.userVersion] }
@@ -196,7 +197,7 @@ export class DeferredCheck {
    */
   front(): { ctes: string; bindings: unknown[] } {
     const { recheck, bindings } = recheckOf(this.entry);
-    return { ctes: `${recheck.cte}, ${countedCte('checked', recheck.keySql, 'true')}`, bindings: [...bindings, ...countedBindings(this.quota)] };
+    return { ctes: recheck.front, bindings: [...bindings, ...countedBindings(this.quota)] };
   }
 
   /** The rate limit, for a statement's gate (`counted.points <= ?`). */
