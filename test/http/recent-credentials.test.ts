@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { addAttribute, addValues } from '../support/seed';
 import { acquire, writer } from '../api/v2/writes/setup';
+import { serviceDataDir, startService, stopServices } from '../support/process';
 import { basicAuth } from '../support/web';
 import { resetSimpleToken } from '../../src/domain/identity/users';
 
@@ -54,6 +55,28 @@ test('a token refreshed through another instance is refused at its next request 
   expect(old.status).toBe(401);
   expect(old.body.detail).toBe('The access token has been revoked or replaced by a refresh.');
   expect(await profileStatus({ Authorization: `Bearer ${fresh.access_token}` })).toBe(200);
+});
+
+test('two service processes on one database: a token refreshed through one is refused by the other at its next request', async () => {
+  const dataDir = serviceDataDir('daybook-recent-');
+  const other = await startService({ DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: app.deps.secretKey, DATA_DIR: dataDir, WORKERS: '0', DEMO: '0' });
+  try {
+    const { user } = await makeUser(app);
+    const { client, secret } = await makeClient(app, user);
+    const tokens = await makeToken(app, user, client, ['mood_read']);
+    const onOther = async (accessToken: string) =>
+      (await fetch(`http://127.0.0.1:${other.port}/api/2/accounts/profile/`, { headers: { Authorization: `Bearer ${accessToken}` } })).status;
+    // Remembered by the other process (its first use records the token as used, the second remembers it).
+    expect([await onOther(tokens.access_token), await onOther(tokens.access_token), await onOther(tokens.access_token)]).toEqual([200, 200, 200]);
+    const refreshed = await app.post('/oauth2/access_token', {
+      form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.client_id, client_secret: secret! },
+    });
+    expect(refreshed.status).toBe(200);
+    expect(await onOther(tokens.access_token)).toBe(401);
+    expect(await onOther(refreshed.body.access_token as string)).toBe(200);
+  } finally {
+    await stopServices([other], 'SIGTERM', [dataDir]);
+  }
 });
 
 test('a token revoked on another instance (the person disconnects the app) is refused at once', async () => {
