@@ -82,7 +82,7 @@ async function resolve(
     const credential = match?.[2].trim() ?? '';
     if (scheme === 'bearer') {
       if (!TOKEN68.test(credential)) return { problem: invalidBearer(BEARER_PROBLEMS.unknown) };
-      const { check, count, remembered } = await authenticateAccessTokenAndCount(db, credential, now, quota, recent, use);
+      const { check, count, remembered } = await authenticateAccessTokenAndCount(db, credential, now, { quota, recent, use });
       if ('principal' in check) return { principal: check.principal, count, remembered };
       if (check.problem === 'unknown' && (await isSimpleToken(db, credential))) {
         return { problem: invalidBearer('This is a simple token: send it as "Authorization: Token <token>", not Bearer.') };
@@ -90,7 +90,9 @@ async function resolve(
       return { problem: invalidBearer(BEARER_PROBLEMS[check.problem]) };
     }
     if (scheme === 'token') {
-      const { principal, count, remembered } = TOKEN68.test(credential) ? await authenticateSimpleTokenAndCount(db, credential, now, quota, recent, use) : {};
+      const { principal, count, remembered } = TOKEN68.test(credential)
+        ? await authenticateSimpleTokenAndCount(db, credential, now, { quota, recent, use })
+        : {};
       if (principal) return { principal, count, remembered };
       if (TOKEN68.test(credential) && (await isAccessToken(db, credential))) {
         return { problem: unauthorized('This is an OAuth2 access token: send it as "Authorization: Bearer <token>", not Token.', `Token ${REALM}`) };

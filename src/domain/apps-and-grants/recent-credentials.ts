@@ -76,6 +76,37 @@ export class RecentCredentials {
   forget(kind: Principal['kind'], hash: string): void {
     this.entries.delete(`${kind}:${hash}`);
   }
+
+  /**
+   * What a lookup makes of the credential if it is remembered (`options.use`): it unchecked
+   * ('defer'), or rechecked and counted ('recheck'); undefined when it must be looked up in full (not
+   * remembered, rows changed, or 'ignore').
+   */
+  async recall(db: Knex, kind: Principal['kind'], hash: string, now: Date, options: LookupOptions): Promise<Recalled | undefined> {
+    const use = options.use ?? 'recheck';
+    const seen = use === 'ignore' ? undefined : this.find(kind, hash, now.getTime());
+    if (!seen) return undefined;
+    if (use === 'defer') return { principal: seen.principal, remembered: seen };
+    const rechecked = await recheckAndCount(db, seen, options.quota);
+    if (rechecked) return { principal: seen.principal, count: rechecked.count };
+    this.forget(kind, hash);
+    return undefined;
+  }
+}
+
+/** How a credentials' lookup counts the request and uses what was seen recently. */
+export interface LookupOptions {
+  /** Count the request against the rate limit in the lookup's statement. */
+  quota?: QuotaWindow;
+  recent?: RecentCredentials;
+  use?: RememberedUse;
+}
+
+/** A remembered credential's principal, with the request's count, or unchecked (`remembered`) for its read to recheck. */
+interface Recalled {
+  principal: Principal;
+  count?: QuotaCount;
+  remembered?: RememberedCredential;
 }
 
 /** The statements of one kind of credential's recheck. */

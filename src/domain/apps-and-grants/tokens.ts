@@ -11,8 +11,8 @@ import { hashCredential, newSecret } from '../identity/credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
 import { PROFILE_COLUMNS, profileOf, type AccountProfile } from '../identity/users';
-import { recheckAndCount, type RecentCredentials, type RememberedCredential, type RememberedUse } from './recent-credentials';
-import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
+import type { LookupOptions, RememberedCredential } from './recent-credentials';
+import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount } from './quota';
 
 /** Access and refresh tokens last a year (the spec: "about one year"). */
 export const TOKEN_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
@@ -93,25 +93,19 @@ interface TokenRow extends AccountProfile {
  *
  * With `recent`, a token seen in the last minute is only rechecked (its rows unchanged) and counted,
  * in one narrower statement (recent-credentials.ts); a token whose rows changed is looked up again.
- * With `use` 'defer', not even that: the remembered credential comes back unchecked (`remembered`),
+ * With `options.use` 'defer', not even that: the remembered credential comes back unchecked (`remembered`),
  * for the request's read to recheck and count (DeferredCheck).
  */
 export async function authenticateAccessTokenAndCount(
   db: Knex,
   token: string,
   now: Date,
-  quota?: QuotaWindow,
-  recent?: RecentCredentials,
-  use: RememberedUse = 'recheck',
+  options: LookupOptions = {},
 ): Promise<{ check: TokenCheck; count?: QuotaCount; remembered?: RememberedCredential }> {
+  const { quota, recent } = options;
   const hash = hashCredential(token);
-  const seen = use === 'ignore' ? undefined : recent?.find('oauth', hash, now.getTime());
-  if (seen && use === 'defer') return { check: { principal: seen.principal }, remembered: seen };
-  if (seen) {
-    const rechecked = await recheckAndCount(db, seen, quota);
-    if (rechecked) return { check: { principal: seen.principal }, count: rechecked.count };
-    recent!.forget('oauth', hash);
-  }
+  const recalled = await recent?.recall(db, 'oauth', hash, now, options);
+  if (recalled) return { check: { principal: recalled.principal }, count: recalled.count, remembered: recalled.remembered };
   const rows = quota
     ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota, [now])])
     : await hotQuery<TokenRow>(db, TOKEN_SQL, [hash]);
