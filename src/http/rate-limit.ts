@@ -80,8 +80,8 @@ async function limitCounted(ctx: Koa.Context, limiter: RateLimiterPostgres, limi
  * in its own statement (DeferredCheck), or, when no read did, the recheck and count run alone after
  * the handler. The count is enforced then: past the limit the answer becomes the 429 (such a read
  * fetched no data), and an error answer gives way to the 429 as it would have before the handler.
- * When the credential's rows changed, it is read again in full and the request served again
- * (reads only: the handler had made no change).
+ * When the credential's rows changed, it is read again in full and the request served again (safe:
+ * the operations that defer their check change nothing before it; http/auth.ts).
  */
 async function limitDeferred(
   ctx: Koa.Context,

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
-import { startTestApp, type TestApp } from '../support/app';
+import { sendTestRequest, startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { addAttribute, addValues } from '../support/seed';
 import { acquire, writer } from '../api/v2/writes/setup';
@@ -43,13 +43,12 @@ test('a token refreshed through another instance is refused at its next request 
   const bearer = { Authorization: `Bearer ${tokens.access_token}` };
   expect([await profileStatus(bearer), await profileStatus(bearer)]).toEqual([200, 200]);
 
-  const refreshed = await fetch(`${secondUrl}/oauth2/access_token`, {
-    method: 'POST',
-    headers: { ...basicAuth(client.client_id, secret!), 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }).toString(),
+  const refreshed = await sendTestRequest<{ access_token: string }>(secondUrl, 'POST', '/oauth2/access_token', {
+    headers: basicAuth(client.client_id, secret!),
+    form: { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
   });
   expect(refreshed.status).toBe(200);
-  const fresh = (await refreshed.json()) as { access_token: string };
+  const fresh = refreshed.body;
 
   const old = await app.get('/api/2/accounts/profile/', { headers: bearer });
   expect(old.status).toBe(401);
@@ -65,7 +64,7 @@ test('two service processes on one database: a token refreshed through one is re
     const { client, secret } = await makeClient(app, user);
     const tokens = await makeToken(app, user, client, ['mood_read']);
     const onOther = async (accessToken: string) =>
-      (await fetch(`http://127.0.0.1:${other.port}/api/2/accounts/profile/`, { headers: { Authorization: `Bearer ${accessToken}` } })).status;
+      (await sendTestRequest(`http://127.0.0.1:${other.port}`, 'GET', '/api/2/accounts/profile/', { bearer: accessToken })).status;
     // Remembered by the other process (its first use records the token as used, the second remembers it).
     expect([await onOther(tokens.access_token), await onOther(tokens.access_token), await onOther(tokens.access_token)]).toEqual([200, 200, 200]);
     const refreshed = await app.post('/oauth2/access_token', {

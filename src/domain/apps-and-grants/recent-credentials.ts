@@ -178,7 +178,7 @@ export class CredentialsChanged extends Error {
 }
 
 /** The request's count is past the rate limit: it must change nothing (the rate limit answers 429). */
-export class CountPastLimit extends Error {
+class CountPastLimit extends Error {
   constructor() {
     super('The request is past the rate limit.');
     this.name = 'CountPastLimit';

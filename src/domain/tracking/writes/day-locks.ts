@@ -35,6 +35,14 @@ export function dayLockKeys(userId: number, dates: Iterable<string>): number[] {
  * SQL taking the day locks of `?::int[]` (ascending keys) in one go, as a CTE to put in front of
  * the statement that needs them: `with ${DAY_LOCKS_CTE} select … from day_locks, …` (bind the
  * namespace, then the keys). Its one row exists only once every lock is held.
+ *
+ * `after`: the locks are taken only once the CTE `after.cte` has its row and only when
+ * `after.condition` holds for it (bound after the keys); otherwise none is taken and `held` is 0.
  */
-export const DAY_LOCKS_CTE =
-  'day_locks as materialized (select count(pg_advisory_xact_lock(?::int, k.key)) as held from unnest(?::int[]) with ordinality as k(key, position))';
+export function dayLocksCte(after?: { cte: string; condition: string }): string {
+  const from = after ? `${after.cte}, unnest(?::int[])` : 'unnest(?::int[])';
+  const where = after ? ` where ${after.condition}` : '';
+  return `day_locks as materialized (select count(pg_advisory_xact_lock(?::int, k.key)) as held from ${from} with ordinality as k(key, position)${where})`;
+}
+
+export const DAY_LOCKS_CTE = dayLocksCte();

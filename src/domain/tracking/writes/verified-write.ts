@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 import { hotQuery, sqlArray } from '../../../db/knex';
 import { storedValue } from '../values';
 import type { WritableAttribute, WriteContext } from './context';
-import { DAY_LOCK_NAMESPACE, DAY_LOCKS_CTE, dayLockKeys } from './day-locks';
+import { DAY_LOCK_NAMESPACE, dayLocksCte, dayLockKeys } from './day-locks';
 import { isTag } from './custom-tags';
 import { hasRange } from './value-rules';
 import type { CheckColumns } from '../../apps-and-grants/recent-credentials';
@@ -115,7 +115,7 @@ export function valueRowBindings(days: Array<{ attribute: WritableAttribute; dat
  * changed credentials, no lock is taken and nothing is written (`fresh.ok` is false).
  */
 function statement(front?: string): string {
-  const dayLocks = front ? DAY_LOCKS_CTE.replace('from unnest(', 'from counted, unnest(').replace(/\)$/, ' where counted.points <= ?)') : DAY_LOCKS_CTE;
+  const dayLocks = dayLocksCte(front ? { cte: 'counted', condition: 'counted.points <= ?' } : undefined);
   const count = front ? ', (select points from counted) as quota_points, (select expire from counted) as quota_expire' : '';
   return `with ${front ? `${front}, ` : ''}${dayLocks},
   locked as materialized (
@@ -180,8 +180,9 @@ export async function verifiedWrite(db: Knex, context: WriteContext, operations:
   const front = check?.front();
   let text = STATEMENT;
   if (front) {
-    text = CHECKED_STATEMENTS.get(front.ctes) ?? statement(front.ctes);
-    CHECKED_STATEMENTS.set(front.ctes, text);
+    const known = CHECKED_STATEMENTS.get(front.ctes);
+    text = known ?? statement(front.ctes);
+    if (!known) CHECKED_STATEMENTS.set(front.ctes, text);
   }
   const dayLocks = sqlArray(
     dayLockKeys(
