@@ -18,7 +18,8 @@ import { metaRoutes } from './http/meta-routes';
 import { authenticate } from './http/auth';
 import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit';
 import { createMetrics } from './http/metrics';
-import { apiFor, createBackend, dispatch, recordRoute, type ApiName, type Backend, type HandlerMap } from './http/openapi';
+import { apiFor, createBackend, type ApiName, type Backend, type HandlerMap } from './http/backends';
+import { dispatch, recordRoute } from './http/serve';
 import { HttpError } from './http/errors';
 import { checkHost, UNKNOWN_HOST } from './http/host-check';
 import { invalidRequest, sendTokenError } from './oauth/oauth-error';
@@ -88,12 +89,12 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   app.use(outsideApis(webRoutes(deps).routes()));
   const limit = deps.config.rateLimitPerHour;
   app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000, limit }));
-  // The rate limit serves the rest of the chain itself: a read that finds its remembered
-  // credentials changed is served again once they are read in full (http/rate-limit.ts).
+  // The rate limit serves the rest of the chain itself: a request whose first statement finds its
+  // remembered credentials changed is served again once they are read in full (http/rate-limit.ts).
   const parseErrors = tokenRequestParseErrors();
   const serve = dispatch(backends);
   const serveApi = (ctx: Koa.Context) => parseErrors(ctx, () => serve(ctx, async () => undefined));
-  const limitRequests = rateLimit(deps.db, createRateLimiter(deps.db, limit), limit, serveApi);
+  const limitRequests = rateLimit(createRateLimiter(deps.db, limit), limit, serveApi);
   app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx) : next()));
   return { app, backends };
 }

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths';
-import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhooks/settings';
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './domain/webhooks/settings';
 
 export interface Config {
   /** PORT: TCP port the HTTP server listens on. */
@@ -47,7 +47,7 @@ export interface Config {
   httpMaxConnections: number;
   /** SIGN_UPS_PER_HOUR: sign-up attempts one client address may make per hour (each costs a password hash). */
   signUpsPerHour: number;
-  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (the spec's 300; domain/apps-and-grants/quota.ts). */
+  /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (300 in the API documents, "Rate limits"; domain/apps-and-grants/quota.ts). */
   rateLimitPerHour: number;
   /** SECRET_KEY: server secret for derived credentials (simple tokens); generated under DATA_DIR in embedded mode. */
   secretKey: string | undefined;

@@ -8,7 +8,7 @@ import type { Config } from './config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
 import { createKnex, type DatabaseTimeouts } from './db/knex';
 import { migrateLatest } from './db/migrate';
-import { seedCatalogue } from './db/catalogue';
+import { seedCatalogue } from './db/seed-catalogue';
 
 export interface OpenDatabase {
   db: Knex;

@@ -2,11 +2,18 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config';
+import type { Database } from './db/database';
 import type { Jobs } from './jobs/queues';
 
 export interface Deps {
   config: Config;
   db: Knex;
+  /**
+   * The pool as the domain's Database (src/db/database.ts), for the functions that serve API reads
+   * and value writes when no request is behind them (pages, jobs); an API request's handler uses
+   * the request's own, `ctx.state.db`, which may carry the request's credentials check.
+   */
+  database: Database;
   logger: Logger;
   /** Server secret for derived credentials (simple tokens). */
   secretKey: string;

@@ -2,7 +2,7 @@
  * The weekly set of averages of each numeric attribute: medians over the 60 days before the set's
  * date, overall and for each weekday (docs/decisions.md, "Derived data"). An attribute without data in the
  * window gets no set that week. A weekday without data in the window gets the overall median: the
- * spec types every weekday as a float, and the window's median is the best estimate of a day about
+ * v2 document types every weekday as a number (openapi/v2/schemas/Average.yaml), and the window's median is the best estimate of a day about
  * which the window says nothing (0 would read as "none", which a missing weekday does not mean).
  */
 import { median } from './stats/median';

@@ -7,8 +7,9 @@
  * - Statistic: Pearson's r for every value type. For a binary series (a tag, a boolean) against a
  *   numeric one that is the point-biserial correlation, and the t test below is exactly the
  *   two-sample t test of the numeric series between the tag's days and the others. Scales and
- *   moods are used as their numbers (Pearson, not a rank correlation): the spec defines `value`
- *   as a linear correlation and scales of 1-9 are close to interval data.
+ *   moods are used as their numbers (Pearson, not a rank correlation): the v2 document defines
+ *   `value` as Pearson's r (openapi/v2/schemas/Correlation.yaml) and scales of 1-9 are close to
+ *   interval data.
  * - A pair is tested only with at least MIN_PAIRED_DAYS days of paired data and neither side
  *   constant over them; days without data (and NaN) are left out pairwise.
  * - `p`: two-sided t test with n - 2 degrees of freedom. Every test of the week forms one family:

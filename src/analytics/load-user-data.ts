@@ -1,6 +1,6 @@
 /** Reads a person's numeric series for the statistics (series.ts holds the pure shapes they compute on). */
 import type { Knex } from 'knex';
-import { VALUE_TYPES } from '../db/catalogue';
+import { VALUE_TYPES } from '../db/catalogue-value-types';
 import { buildUserData, type UserData } from './series';
 
 interface Row {

@@ -8,7 +8,8 @@
  * Also here: which templates are daily totals that grow during the day (steps, coffees), which
  * insights must not call "low" before the day is over.
  */
-import { TEMPLATES_BY_NAME, VALUE_TYPES } from '../db/catalogue';
+import { TEMPLATES_BY_NAME } from '../db/catalogue-templates';
+import { VALUE_TYPES } from '../db/catalogue-value-types';
 import { isTagAttribute } from './series';
 
 /** The two clauses of one attribute. */

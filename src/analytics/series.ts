@@ -7,7 +7,7 @@
  * used) are often stored only on the days they were used. A tag's day without a value counts as 0
  * on every day the person tracked anything else, so "used" and "not used" can be compared.
  */
-import { isTextValueType } from '../db/catalogue';
+import { isTextValueType } from '../db/catalogue-value-types';
 import { addDays, daysBetween, weekdayOf } from '../domain/time';
 import { isCustomTag } from '../domain/tracking/custom-tag';
 

@@ -10,6 +10,7 @@ import { assertServable, loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { runProcess, stopOnSignals } from '../process-lifecycle';
 import { openDatabase } from '../database';
+import { poolDatabase } from '../db/database';
 import { resolveSecretKey } from '../secret-key';
 import { createApp } from '../app';
 import { createHttpServer } from '../http/server';
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const { app } = await createApp({ config, db: database.db, logger, secretKey, now, jobs });
+  const { app } = await createApp({ config, db: database.db, database: poolDatabase(database.db), logger, secretKey, now, jobs });
 
   const server = createHttpServer(app.callback(), config);
   try {

@@ -5,7 +5,7 @@
  */
 import type { ApiFailure, ApiResult, ApiSuccess } from './result';
 
-/** The paged list envelope (spec: count, next, previous, results). */
+/** The paged list envelope (openapi/common/schemas/Paged.yaml: count, next, previous, results). */
 export interface PagedList<T> {
   count: number;
   next: string | null;

@@ -1,6 +1,6 @@
 /**
  * What the typed clients share: the credentials middleware, form bodies, and a path serializer
- * that leaves version 1's `$self` as it is written in the spec.
+ * that leaves version 1's `$self` as the v1 document writes it ("Users and `$self`").
  */
 import type { Middleware } from 'openapi-fetch';
 

@@ -1,9 +1,9 @@
 /**
  * The Knex instance, and the pg type parsers every query relies on.
  */
-import crypto from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import { types } from 'pg';
+import { mayName, statementName, withAnswerDeadline, type PooledConnection } from './sql';
 
 // Set once at module load: pg's parsers are process-wide.
 // Dates in this API are plain local YYYY-mm-dd strings end to end; pg's default turns `date` into a
@@ -77,37 +77,9 @@ export function createKnex(databaseUrl: string, opts: CreateKnexOptions = {}): K
   } as Knex.Config);
 }
 
-/**
- * `query.options(PREPARED)`: run the statement as a named prepared statement, so PostgreSQL parses
- * and plans it once per connection instead of on every request (for the list queries of the API
- * that was a third to a half of their database time). Use it only on hot statements whose text
- * is fixed by the code (parameters vary, the SQL does not) and that name their columns (no
- * `select *` / `returning *`, whose cached plan a later migration could invalidate).
- */
-export const PREPARED: Readonly<{ prepare: true }> = { prepare: true };
+/** Marks a knex query to run as a named prepared statement (see sql.ts). */
+export { PREPARED } from './sql';
 
-/** Named statements one connection keeps at most (each costs the server some memory); beyond it, statements run unnamed. */
-const MAX_PREPARED_PER_CONNECTION = 200;
-
-/** Statement names by SQL text, so a hot statement's text is hashed once per process, not per request. */
-const statementNames = new Map<string, string>();
-/** Distinct texts named at most (the PREPARED texts are fixed by the code: a few dozen). */
-const MAX_NAMED_TEXTS = 1000;
-
-function statementName(sql: string): string {
-  let name = statementNames.get(sql);
-  if (name === undefined) {
-    name = `daybook_${crypto.createHash('sha1').update(sql).digest('base64url')}`;
-    if (statementNames.size < MAX_NAMED_TEXTS) statementNames.set(sql, name);
-  }
-  return name;
-}
-
-interface PgConnection {
-  connection?: { parsedStatements?: Record<string, string>; stream?: { destroy(): void } };
-  /** Set by knex's pg dialect when the connection failed: the pool then discards it. */
-  __knex__disposed?: unknown;
-}
 interface QueryObject {
   sql?: string;
   bindings?: unknown[];
@@ -115,7 +87,7 @@ interface QueryObject {
 }
 type PgClientClass = new (config: Knex.Config) => Knex.Client & {
   config: Knex.Config & { unansweredQueryMs?: number };
-  _query(connection: PgConnection, obj: QueryObject): Promise<unknown>;
+  _query(connection: PooledConnection, obj: QueryObject): Promise<unknown>;
 };
 
 // Knex's own PostgreSQL client (the class behind `client: 'pg'`); its module has no type declarations.
@@ -131,37 +103,17 @@ const PgClient = require('knex/lib/dialects/postgres') as PgClientClass;
  * builds each transaction's client from the class's prototype.
  */
 class PreparingPgClient extends PgClient {
-  override _query(connection: PgConnection, obj: QueryObject): Promise<unknown> {
+  override _query(connection: PooledConnection, obj: QueryObject): Promise<unknown> {
     if (obj.options?.prepare) {
       const { prepare: _prepare, ...rest } = obj.options;
       obj.options = rest;
       if (obj.sql && obj.bindings && obj.bindings.length > 0) {
         const name = statementName(obj.sql);
-        const prepared = connection.connection?.parsedStatements ?? {};
-        if (name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION) obj.options = { ...rest, name };
+        if (mayName(connection, name)) obj.options = { ...rest, name };
       }
     }
     return withAnswerDeadline(super._query(connection, obj), connection, this.config.unansweredQueryMs ?? 0);
   }
-}
-
-/**
- * Fails a query the server has not answered within `limitMs` and drops its connection. pg's own
- * query_timeout is not used: it leaves the unanswered query on the connection, which then goes
- * back to the pool and stalls every later query on it.
- */
-function withAnswerDeadline(query: Promise<unknown>, connection: PgConnection, limitMs: number): Promise<unknown> {
-  if (!(limitMs > 0)) return query;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const error = Object.assign(new Error(`The database did not answer within ${limitMs} ms; the connection was dropped.`), { code: 'ETIMEDOUT' });
-      connection.__knex__disposed = error;
-      connection.connection?.stream?.destroy();
-      reject(error);
-    }, limitMs);
-  });
-  return Promise.race([query, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -170,55 +122,4 @@ function withAnswerDeadline(query: Promise<unknown>, connection: PgConnection, l
  */
 export function sqlArray(values: ReadonlyArray<string | number | boolean | null>): Knex.Value {
   return values as unknown as Knex.Value;
-}
-
-/** The part of knex's client hotQuery uses (public methods of knex's Client, untyped by knex). */
-interface QueryingClient {
-  acquireConnection(): Promise<HotConnection>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-  positionBindings(sql: string): string;
-  config: { unansweredQueryMs?: number };
-  emit(event: string, ...args: unknown[]): boolean;
-}
-/** A pooled pg connection as knex hands it out. */
-type HotConnection = PgConnection & {
-  __knexUid?: string;
-  query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
-};
-
-/** Hot statement texts with `?` placeholders turned into PostgreSQL's `$1, $2…`, once per text. */
-const positionalTexts = new Map<string, string>();
-
-/**
- * Runs one hot statement of fixed text on a pooled connection, straight on pg: the same `?`
- * bindings, named prepared statement, answer deadline and 'query' event as
- * `db.raw(sql, bindings).options(PREPARED)`, without what knex does around each statement (a
- * query runner and a raw-query object, the `?` to `$n` rewrite by regular expression, a copy of
- * the query config): together about a tenth of a cheap request's own CPU in the bench's profiles
- * (docs/request-path.md). It takes a connection of its own: never use it for a statement of a
- * transaction.
- */
-export async function hotQuery<R>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<R[]> {
-  const client = db.client as unknown as QueryingClient;
-  let text = positionalTexts.get(sql);
-  if (text === undefined) {
-    text = client.positionBindings(sql);
-    if (positionalTexts.size < MAX_NAMED_TEXTS) positionalTexts.set(sql, text);
-  }
-  const connection = await client.acquireConnection();
-  try {
-    // Statement counters (tests) listen for knex's 'query' event; nobody listens in production.
-    if (db.listenerCount('query') > 0) client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql, bindings });
-    const name = statementName(sql);
-    const prepared = connection.connection?.parsedStatements ?? {};
-    const named = bindings.length > 0 && (name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION);
-    const result = (await withAnswerDeadline(
-      connection.query(named ? { name, text, values: bindings } : { text, values: bindings }),
-      connection,
-      client.config.unansweredQueryMs ?? 0,
-    )) as { rows: R[] };
-    return result.rows;
-  } finally {
-    await client.releaseConnection(connection);
-  }
 }

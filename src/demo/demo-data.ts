@@ -3,7 +3,9 @@
  * user. The generator itself is pure (demo-generator.ts, demo-models.ts).
  */
 import type { Knex } from 'knex';
-import { DEMO_SERVICE, TEMPLATES_BY_NAME, isTextValueType } from '../db/catalogue';
+import { DEMO_SERVICE } from '../db/catalogue-services';
+import { TEMPLATES_BY_NAME } from '../db/catalogue-templates';
+import { isTextValueType } from '../db/catalogue-value-types';
 import { generateDemoData, type DemoDataOptions } from './demo-generator';
 import { insertAttributes, templateAttributeRow } from '../domain/tracking/writes/ownership';
 import { rememberServices } from '../domain/tracking/writes/context';

@@ -2,7 +2,8 @@
  * The demo data generator: deterministic, synthetic but plausible daily values for catalogue
  * templates, with a few planted relationships and nothing else related (see demo-models.ts).
  */
-import { TEMPLATES, TEMPLATES_BY_NAME, type ValueType } from '../db/catalogue';
+import { TEMPLATES, TEMPLATES_BY_NAME } from '../db/catalogue-templates';
+import type { ValueType } from '../db/catalogue-value-types';
 import { DEMO_MODELS, buildDrivers, type DemoDay } from './demo-models';
 import { Rng } from './demo-random';
 

@@ -1,5 +1,6 @@
 /** Dates and times in a person's timezone: every "today" in Daybook is the user's local date. */
-import type { Knex } from 'knex';
+import type { Database } from '../db/database';
+import { sql, type Sql } from '../db/sql';
 
 /** True when `zone` is an IANA zone name this runtime knows. */
 export function isValidTimeZone(zone: string): boolean {
@@ -79,9 +80,18 @@ function wallClock(instant: Date, zone: string): { wall: Date; seconds: number }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** The local date `YYYY-mm-dd` in `zone` at `instant`. */
+/** The local date `YYYY-mm-dd` in `zone` at `instant`: a person's "today" is this at the service's clock. */
 export function localDate(instant: Date, zone: string): string {
   return formatDate(wallClock(instant, zone).wall);
+}
+
+/**
+ * The same rule in SQL, where the instant is a column: the local date in the zone `zone` (a
+ * person's `timezone` column) of `instant`. Used where a statement compares stored instants with
+ * the person's days; a person's today itself is always `localDate` at the service's clock.
+ */
+export function localDateIn(instant: Sql, zone: Sql): Sql {
+  return sql`(${instant} at time zone ${zone})::date`;
 }
 
 /** ISO 8601 local date-time with its UTC offset, e.g. `2026-11-22T16:03:11+13:00`. */
@@ -151,8 +161,8 @@ export function daysEndingAt(last: string, days: number): string[] {
 }
 
 /** The person's today: their local date in their profile's time zone at `now` (UTC if the account is gone). */
-export async function userToday(db: Knex, userId: number, now: Date): Promise<string> {
-  const row = await db('users').where({ id: userId }).first<{ timezone: string } | undefined>('timezone');
+export async function userToday(db: Database, userId: number, now: Date): Promise<string> {
+  const [row] = await db.read<{ timezone: string }>(sql`select timezone from users where id = ${userId}`);
   return localDate(now, row?.timezone ?? 'UTC');
 }
 
@@ -160,6 +170,6 @@ export async function userToday(db: Knex, userId: number, now: Date): Promise<st
  * The caller's today: from the time zone the credentials' lookup already read when it did
  * (OAuth and simple tokens), else from the database as `userToday`.
  */
-export async function principalToday(db: Knex, principal: { userId: number; timezone?: string }, now: Date): Promise<string> {
+export async function principalToday(db: Database, principal: { userId: number; timezone?: string }, now: Date): Promise<string> {
   return principal.timezone !== undefined ? localDate(now, principal.timezone) : userToday(db, principal.userId, now);
 }

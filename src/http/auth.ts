@@ -11,7 +11,11 @@ import type { Principal } from '../domain/apps-and-grants/principal';
 import { authenticateAccessTokenAndCount } from '../domain/apps-and-grants/tokens';
 import { quotaKey, type QuotaCount, type QuotaWindow } from '../domain/apps-and-grants/quota';
 import { authenticateSimpleTokenAndCount } from '../domain/apps-and-grants/simple-tokens';
-import { DeferredCheck, RecentCredentials, type RememberedCredential, type RememberedUse } from '../domain/apps-and-grants/recent-credentials';
+import { RecentCredentials, type RememberedCredential, type RememberedUse } from '../domain/apps-and-grants/recent-credentials';
+import { CredentialsRecheck } from '../domain/apps-and-grants/credential-recheck';
+import { guardedDatabase, poolDatabase, type RequestDatabase } from '../db/database';
+import { apiFor } from './documents';
+import { credentialCheckOf } from './credential-checks';
 import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/identity/sessions';
 import { READ_SCOPES } from '../domain/apps-and-grants/scopes';
 import { hashCredential } from '../domain/identity/credentials';
@@ -49,8 +53,7 @@ async function isAccessToken(db: Knex, token: string): Promise<boolean> {
 
 /** Does the request's operation (matched before authentication) take the app's client credentials? */
 function takesAppCredentials(ctx: Koa.Context): boolean {
-  const operation = ctx.state.operation as { security?: Array<Record<string, unknown>> } | undefined;
-  return (operation?.security ?? []).some((requirement) => 'ClientCredentials' in requirement);
+  return (ctx.state.operation?.security ?? []).some((requirement) => 'ClientCredentials' in requirement);
 }
 
 /** A credential is at most 512 characters of token68 characters (RFC 7235). */
@@ -63,7 +66,7 @@ interface Resolved {
   problem?: HttpError;
   /** The request's rate-limit count, when it was taken with the credentials' lookup. */
   count?: QuotaCount;
-  /** A remembered credential handed back unchecked, for the request's read to recheck and count. */
+  /** A remembered credential handed back unchecked, for the request's first statement to recheck and count. */
   remembered?: RememberedCredential;
 }
 
@@ -136,57 +139,60 @@ export interface CountedRequests {
   limit: number;
 }
 
-/**
- * The operations whose handlers take the credentials' recheck and the count into their own
- * statement (`DeferredCheck`), so that a request with a remembered credential makes one round trip
- * in all (docs/request-path.md). The reads; the profile has no statement of its own, so its recheck
- * runs alone after it. The value writes, which take it into their one statement or run it alone
- * before they write anything (domain/tracking/writes): an operation listed here must never change
- * anything before its check.
- */
-const RECHECKED_BY_THEIR_STATEMENT = new Set([
-  'getProfile',
-  'listAttributes',
-  'listAttributesWithValues',
-  'listAttributeValues',
-  'listCorrelations',
-  'updateAttributeValues',
-  'incrementAttributeValues',
-]);
-
-function recheckedByTheirStatement(ctx: Koa.Context): boolean {
-  const operation = ctx.state.operation as { operationId?: string } | undefined;
-  return ctx.path.startsWith('/api/2/') && RECHECKED_BY_THEIR_STATEMENT.has(operation?.operationId ?? '');
+/** Does the request's operation check its credentials with its first statement (http/credential-checks.ts)? */
+function checkedByFirstStatement(ctx: Koa.Context): boolean {
+  const api = apiFor(ctx.path);
+  return api !== undefined && credentialCheckOf(api, ctx.state.operation?.operationId) === 'first-statement';
 }
 
-/** Leaves a resolution on the context, where the security handlers and the rate limit read it. */
-function record(ctx: Koa.Context, resolved: Resolved, deferred?: DeferredCheck): void {
+/** Leaves a resolution on the context, where the security handlers, the rate limit and the handlers read it. */
+function record(ctx: Koa.Context, resolved: Resolved, db: RequestDatabase): void {
   ctx.state.principal = resolved.principal;
   ctx.state.app = resolved.app;
   ctx.state.authProblem = resolved.problem;
   ctx.state.quotaCount = resolved.count;
-  ctx.state.deferredCheck = deferred;
+  ctx.state.db = db;
+}
+
+/**
+ * What the rate limit needs of a request whose credentials are checked by its first statement: the
+ * check (its count once taken), and how to read the credentials again in full when it finds their
+ * rows changed (the request is then served again from the start).
+ */
+export interface FirstStatementCheck {
+  recheck: CredentialsRecheck;
+  reauthenticate(): Promise<void>;
+}
+
+/** The first-statement check of each request that has one (a request's own, never shared). */
+const firstStatementChecks = new WeakMap<Koa.Context, FirstStatementCheck>();
+
+export function firstStatementCheckOf(ctx: Koa.Context): FirstStatementCheck | undefined {
+  return firstStatementChecks.get(ctx);
 }
 
 export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
   // The credentials seen in the last minute, each rechecked by its request's statement.
   const recent = new RecentCredentials();
+  const pool = poolDatabase(db);
   return async (ctx, next) => {
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
-    const use = quota && recheckedByTheirStatement(ctx) ? 'defer' : 'recheck';
+    const use = quota && checkedByFirstStatement(ctx) ? 'defer' : 'recheck';
     const resolved = await resolve(ctx, db, now(), quota, recent, use);
     if (resolved.remembered && quota && counted) {
-      record(ctx, resolved, new DeferredCheck(resolved.remembered, quota, counted.limit));
-      // When the read finds the credential's rows changed: read the credentials again in full.
-      ctx.state.reauthenticate = async () => record(ctx, await resolve(ctx, db, now(), quota, recent, 'ignore'));
+      const recheck = new CredentialsRecheck(resolved.remembered, quota, counted.limit);
+      record(ctx, resolved, guardedDatabase(db, recheck));
+      firstStatementChecks.set(ctx, {
+        recheck,
+        // When the check finds the credential's rows changed: read the credentials again in full.
+        reauthenticate: async () => {
+          firstStatementChecks.delete(ctx);
+          record(ctx, await resolve(ctx, db, now(), quota, recent, 'ignore'), pool);
+        },
+      });
     } else {
-      record(ctx, resolved);
+      record(ctx, resolved, pool);
     }
     await next();
   };
-}
-
-/** The deferred recheck and count of this request, for its read to take (undefined when there is none). */
-export function deferredCheckOf(ctx: Koa.Context): DeferredCheck | undefined {
-  return ctx.state.deferredCheck as DeferredCheck | undefined;
 }

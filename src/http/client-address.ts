@@ -38,5 +38,5 @@ export function computeClientAddress(ctx: Koa.Context, hops: number): string {
 
 /** The client's address of this request (see the module comment), as the request context recorded it. */
 export function clientAddress(ctx: Koa.Context): string {
-  return (ctx.state.clientAddress as string | undefined) ?? computeClientAddress(ctx, 0);
+  return ctx.state.clientAddress ?? computeClientAddress(ctx, 0);
 }

@@ -48,7 +48,7 @@ function isPreflight(ctx: Koa.Context): boolean {
 
 /** True when a session cookie, not an Authorization header, authenticated the request (set by http/auth.ts). */
 function sessionAuthenticated(ctx: Koa.Context): boolean {
-  return (ctx.state.principal as { kind?: string } | undefined)?.kind === 'session';
+  return ctx.state.principal?.kind === 'session';
 }
 
 export function cors(): Koa.Middleware {

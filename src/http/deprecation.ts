@@ -1,11 +1,11 @@
 /**
- * Version 1 is the older interface (the spec's versioning section): every response under
+ * Version 1 is the older interface (the v1 document, "Deprecation"): every response under
  * `/api/1/users/` says it is deprecated (RFC 9745 `Deprecation`) and where its successor is
  * documented (RFC 8288 `Link`, relation `successor-version` of RFC 5829). No `Sunset` is sent:
  * no retirement date has been decided, and a client may act on one.
  *
- * The simple-token endpoint, though under /api/1/, is not part of it: the spec lists it with the
- * unversioned authentication endpoints, and it serves version 2 clients too.
+ * The simple-token endpoint, though under /api/1/, is not part of it: it serves both versions (the
+ * v1 document, "Deprecation"; docs/decisions.md, "Simple-token path").
  */
 import type Koa from 'koa';
 import { publicBaseUrl } from './urls';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { BUNDLES_DIR, DOCS_DIR, PROJECT_ROOT } from '../paths';
-import type { ApiName } from './openapi';
+import type { ApiName } from './backends';
 
 const PAGES: ApiName[] = ['v2', 'v1', 'oauth'];
 

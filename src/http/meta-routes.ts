@@ -7,7 +7,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import { DOCS_DIR } from '../paths';
-import { loadBundle, type ApiName } from './openapi';
+import { loadBundle, type ApiName } from './backends';
 import { HttpError, serviceUnavailable } from './errors';
 import { docsBeingBuilt } from './docs-build';
 

@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { batchDeadlockRetries } from '../domain/tracking/writes/batch';
 import { unauthorized } from './errors';
-import { UNMATCHED_ROUTE } from './openapi';
+import { UNMATCHED_ROUTE } from './serve';
 
 export const METRICS_PATH = '/metrics';
 
@@ -129,7 +129,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     try {
       await next();
     } finally {
-      const labels = { method: ctx.method, route: (ctx.state.route as string | undefined) ?? UNMATCHED_ROUTE, status: String(ctx.status) };
+      const labels = { method: ctx.method, route: ctx.state.route ?? UNMATCHED_ROUTE, status: String(ctx.status) };
       requests.inc(labels);
       stop(labels);
       if (ctx.status === 429) rateLimited.inc();

@@ -1,5 +1,5 @@
 /**
- * The request rate limit: RATE_LIMIT_PER_HOUR (the spec's 300) requests per hour per person's
+ * The request rate limit: RATE_LIMIT_PER_HOUR (300 in the API documents, "Rate limits") requests per hour per person's
  * connection (domain/apps-and-grants/quota.ts: person and app for OAuth tokens, person for a simple token or a
  * session), counted atomically in Postgres so every instance shares one count. A request with
  * credentials was already counted by the statement that looked them up (http/auth.ts), or is
@@ -13,9 +13,10 @@ import type { Knex } from 'knex';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { clientAddress } from './client-address';
 import { tooManyRequests } from './errors';
-import type { Principal } from '../domain/apps-and-grants/principal';
-import type { QuotaCount } from '../domain/apps-and-grants/quota';
-import { CredentialsChanged, type DeferredCheck } from '../domain/apps-and-grants/recent-credentials';
+import { isPastLimit, QUOTA_PREFIX, type QuotaCount } from '../domain/apps-and-grants/quota';
+import { CountPastLimit, CredentialsChanged } from '../domain/apps-and-grants/credential-recheck';
+import { firstStatementCheckOf, type FirstStatementCheck } from './auth';
+import { databaseOf } from './request-state';
 
 /** A count taken with the token's lookup, in the shape rate-limiter-flexible answers. */
 function resultOf(count: QuotaCount, limit: number): RateLimiterRes {
@@ -27,7 +28,7 @@ export const WINDOW_SECONDS = 3600;
 /** Table created by the migrations (same layout rate-limiter-flexible would create). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
-export function createRateLimiter(db: Knex, pointsPerHour: number, keyPrefix = 'api'): RateLimiterPostgres {
+export function createRateLimiter(db: Knex, pointsPerHour: number, keyPrefix = QUOTA_PREFIX): RateLimiterPostgres {
   return new RateLimiterPostgres({
     storeClient: db,
     storeType: 'knex',
@@ -53,7 +54,7 @@ function setHeaders(ctx: Koa.Context, limit: number, result: RateLimiterRes): nu
 
 /** Sets the headers of a count, or throws the 429 when it is past the limit. */
 function enforce(ctx: Koa.Context, limit: number, result: RateLimiterRes): void {
-  if (result.consumedPoints > limit) {
+  if (isPastLimit(result.consumedPoints, limit)) {
     const retryAfter = setHeaders(ctx, limit, result);
     throw tooManyRequests(`Request limit exceeded: ${limit} requests per hour. Try again in ${retryAfter} seconds.`, retryAfter);
   }
@@ -62,8 +63,7 @@ function enforce(ctx: Koa.Context, limit: number, result: RateLimiterRes): void 
 
 /** An API request whose count is known (taken with its credentials) or taken here: limit, then serve. */
 async function limitCounted(ctx: Koa.Context, limiter: RateLimiterPostgres, limit: number, serve: (ctx: Koa.Context) => Promise<unknown>): Promise<void> {
-  const principal = ctx.state.principal as Principal | undefined;
-  const counted = ctx.state.quotaCount as QuotaCount | undefined;
+  const { principal, quotaCount: counted } = ctx.state;
   let result: RateLimiterRes;
   try {
     result = counted ? resultOf(counted, limit) : await limiter.consume(principal?.rateLimitKey ?? `ip:${clientAddress(ctx)}`, 1);
@@ -76,20 +76,20 @@ async function limitCounted(ctx: Koa.Context, limiter: RateLimiterPostgres, limi
 }
 
 /**
- * An API request made with a remembered credential (http/auth.ts): its read rechecks and counts it
- * in its own statement (DeferredCheck), or, when no read did, the recheck and count run alone after
- * the handler. The count is enforced then: past the limit the answer becomes the 429 (such a read
- * fetched no data), and an error answer gives way to the 429 as it would have before the handler.
- * When the credential's rows changed, it is read again in full and the request served again (safe:
- * the operations that defer their check change nothing before it; http/auth.ts).
+ * An API request whose credentials are checked by its first statement (http/credential-checks.ts):
+ * the handler's first statement carries the recheck and the count (src/db/database.ts), or, when
+ * no statement did, they run alone after the handler. The count is enforced then: past the limit
+ * the answer becomes the 429 (nothing was read out or written: the handle ran nothing past the
+ * check), and an error answer gives way to the 429 as it would have before the handler. When the
+ * credential's rows changed, it is read again in full and the request served again from the start
+ * (nothing ran after the check that found them changed).
  */
-async function limitDeferred(
+async function limitFirstStatement(
   ctx: Koa.Context,
-  db: Knex,
   limiter: RateLimiterPostgres,
   limit: number,
   serve: (ctx: Koa.Context) => Promise<unknown>,
-  deferred: DeferredCheck,
+  check: FirstStatementCheck,
 ): Promise<void> {
   let failure: { error: unknown } | undefined;
   try {
@@ -97,28 +97,23 @@ async function limitDeferred(
   } catch (error) {
     failure = { error };
   }
-  let count: QuotaCount | undefined;
   try {
-    if (!(failure?.error instanceof CredentialsChanged)) count = await deferred.settleAlone(db);
+    if (!(failure?.error instanceof CredentialsChanged)) await databaseOf(ctx).settle();
   } catch (error) {
-    if (!(error instanceof CredentialsChanged)) throw error;
+    if (!(error instanceof CredentialsChanged || error instanceof CountPastLimit)) throw error;
   }
+  const count = check.recheck.count;
   if (!count) {
-    await (ctx.state.reauthenticate as () => Promise<void>)();
+    await check.reauthenticate();
     return limitCounted(ctx, limiter, limit, serve);
   }
   enforce(ctx, limit, resultOf(count, limit));
   if (failure) throw failure.error;
 }
 
-export function rateLimit(
-  db: Knex,
-  limiter: RateLimiterPostgres,
-  limit: number,
-  serve: (ctx: Koa.Context) => Promise<unknown>,
-): (ctx: Koa.Context) => Promise<void> {
+export function rateLimit(limiter: RateLimiterPostgres, limit: number, serve: (ctx: Koa.Context) => Promise<unknown>): (ctx: Koa.Context) => Promise<void> {
   return (ctx) => {
-    const deferred = ctx.state.deferredCheck as DeferredCheck | undefined;
-    return deferred ? limitDeferred(ctx, db, limiter, limit, serve, deferred) : limitCounted(ctx, limiter, limit, serve);
+    const check = firstStatementCheckOf(ctx);
+    return check ? limitFirstStatement(ctx, limiter, limit, serve, check) : limitCounted(ctx, limiter, limit, serve);
   };
 }

@@ -54,7 +54,7 @@ export function requestContext(logger: Logger, proxyHops: number): Koa.Middlewar
             detail: `Something went wrong on our side; it has been logged. Quote request id ${requestId} if you report it.`,
           };
     } finally {
-      const principal = ctx.state.principal as { kind: string; userId: number; clientId?: string } | undefined;
+      const principal = ctx.state.principal;
       const line = {
         requestId,
         method: ctx.method,

@@ -1,5 +1,6 @@
 /**
- * Every API path ends with a slash (as the spec writes them). Under /api/ a path without its
+ * Every API path ends with a slash (as the OpenAPI documents write them; docs/decisions.md,
+ * "Trailing slashes"). Under /api/ a path without its
  * trailing slash is redirected to the slash path: 301 for GET and HEAD, 308 (method and body kept)
  * for the rest. The OAuth paths have no trailing slash and are never redirected.
  */

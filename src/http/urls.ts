@@ -6,6 +6,6 @@
 import type Koa from 'koa';
 
 export function publicBaseUrl(ctx: Koa.Context): string {
-  const configured = ctx.state.publicUrl as string | undefined;
+  const configured = ctx.state.publicUrl;
   return configured ?? `${ctx.protocol}://${ctx.host}`;
 }

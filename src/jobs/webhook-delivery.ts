@@ -14,10 +14,10 @@ import type { Logger } from 'pino';
 import { dispatchOutbox, type SqlClient } from '../domain/webhooks/outbox';
 import { abandonDelivery, attemptSummary, deliveryWithEndpoint, recordAttempt, signingSecrets, succeeded } from '../domain/webhooks/deliveries';
 import { signedHeaders } from '../domain/webhooks/signing';
-import { postWebhook } from '../webhooks/send';
-import type { WebhookSettings } from '../webhooks/settings';
+import { postWebhook } from '../domain/webhooks/send';
+import type { WebhookSettings } from '../domain/webhooks/settings';
 
-export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../webhooks/settings';
+export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from '../domain/webhooks/settings';
 
 export const DELIVER_QUEUE = 'webhook-deliver';
 

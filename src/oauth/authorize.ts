@@ -13,7 +13,7 @@ import type Koa from 'koa';
 import type { Deps } from '../deps';
 import { issueAuthorisationCode } from '../domain/apps-and-grants/grants';
 import { HttpError } from '../http/errors';
-import type { OperationHandler } from '../http/openapi';
+import type { OperationHandler } from '../http/backends';
 import { authorizationPageUrl, checkAuthorizationRequest, type AuthorizationRequest } from './authorization-request';
 import type { Interactions } from './interactions';
 import { authorizeErrorUrl, withQuery } from './oauth-error';

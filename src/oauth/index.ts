@@ -4,7 +4,7 @@
  * problems come back as OAuth errors (redirects, error pages, `{error, error_description}`).
  */
 import type { Deps } from '../deps';
-import type { HandlerMap, OperationHandler } from '../http/openapi';
+import type { HandlerMap, OperationHandler } from '../http/backends';
 import { authorizeHandlers, consentWithoutSession } from './authorize';
 import type { Interactions } from './interactions';
 import type { Handlers, OAuthOperations } from '../http/operation';

@@ -7,7 +7,7 @@
 import type Koa from 'koa';
 
 function servedOverHttps(ctx: Koa.Context): boolean {
-  const publicUrl = ctx.state.publicUrl as string | undefined;
+  const publicUrl = ctx.state.publicUrl;
   return ctx.secure || Boolean(publicUrl?.startsWith('https:'));
 }
 

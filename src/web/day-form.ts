@@ -6,7 +6,7 @@
  * day's value as it is (a value can be changed, not cleared); an unticked tag that was ticked
  * becomes 0 (it did not happen).
  */
-import { VALUE_TYPES } from '../db/catalogue';
+import { VALUE_TYPES } from '../db/catalogue-value-types';
 import type { AttributeRowWithValues } from '../domain/tracking/attributes';
 import type { ValueByHand } from '../domain/tracking/manual-tracking';
 import type { JsonValue } from '../domain/tracking/values';

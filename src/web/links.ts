@@ -1,5 +1,5 @@
 /**
- * Where an attribute's page is. `/data/<name>` (the issue's address), except for a name that is
+ * Where an attribute's page is. `/data/<name>` (docs/pages.md, "Addresses"), except for a name that is
  * also one of the data pages' own words (a custom attribute labelled "Track" is named `track`):
  * those are always at `/data/attributes/<name>`, which works for every attribute
  * (docs/pages.md, "Addresses").

@@ -3,7 +3,7 @@
  * counts (integers), a line for quantities (numbers, durations, percentages), dots for scales and
  * yes/no, and dots on a 24-hour clock axis for times of day. Text values (notes) are not charted.
  */
-import { VALUE_TYPES } from '../db/catalogue';
+import { VALUE_TYPES } from '../db/catalogue-value-types';
 import type { JsonValue, ValueObject } from '../domain/tracking/values';
 import type { Html } from './html';
 import { dayChart, type ChartKind, type ChartOptions, type DayPoint } from './charts';
@@ -14,7 +14,8 @@ const CLOCK_TICKS = [0, 6 * 60, 12 * 60, 18 * 60, DAY];
 
 /**
  * The value type an attribute is pictured and entered as: mood is stored as an integer but is a
- * 1-9 rating (the spec: "integer 1 to 9 inclusive"), so it is drawn and entered as one.
+ * 1-9 rating (the v2 document, "Dates, units and values": `mood` is an integer 1-9), so it is drawn
+ * and entered as one.
  */
 export function shownType(row: { value_type: number; template_name: string | null }): number {
   return row.template_name === 'mood' ? VALUE_TYPES.scale : row.value_type;

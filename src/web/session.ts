@@ -9,9 +9,16 @@ import { clearCookie, setCookie } from './cookies';
 import { csrfToken } from './csrf';
 import type { NavInfo } from './layout';
 
+declare module 'koa' {
+  interface DefaultState {
+    /** The page request's session, once looked up (undefined: none). */
+    webSession?: Session;
+  }
+}
+
 /** The live session of this request, or undefined; looked up once per request. */
 export async function currentSession(ctx: Koa.Context, deps: Deps): Promise<Session | undefined> {
-  if ('webSession' in ctx.state) return ctx.state.webSession as Session | undefined;
+  if ('webSession' in ctx.state) return ctx.state.webSession;
   const id = ctx.cookies.get(SESSION_COOKIE);
   const session = id && /^[A-Za-z0-9_-]{20,100}$/.test(id) ? await findSession(deps.db, id, deps.now()) : undefined;
   ctx.state.webSession = session;

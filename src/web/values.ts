@@ -1,10 +1,10 @@
 /**
- * Values as people read and type them in the pages, for each value type of the spec: a period as
+ * Values as people read and type them in the pages, for each value type (openapi/common/schemas/ValueType.yaml): a period as
  * hours and minutes, a time of day as HH:MM (types 4 and 6 differ only in where they count from),
  * a percentage in per cent, a boolean as yes or no. Only presentation: what a value may be is
  * decided by domain/tracking/writes/value-rules.ts when it is written.
  */
-import { VALUE_TYPES } from '../db/catalogue';
+import { VALUE_TYPES } from '../db/catalogue-value-types';
 import type { JsonValue } from '../domain/tracking/values';
 
 const MINUTES_PER_DAY = 24 * 60;

@@ -14,7 +14,7 @@ import {
   type CorrelationRecord,
 } from '../../src/analytics/correlations';
 import { PLANTED_RELATIONSHIPS, type PlantedRelationship } from '../../src/demo/demo-data';
-import { TEMPLATES } from '../../src/db/catalogue';
+import { TEMPLATES } from '../../src/db/catalogue-templates';
 import { buildUserData } from '../../src/analytics/series';
 import { demoUserData, templateAttribute } from './demo-series';
 

@@ -1,5 +1,6 @@
 /** In-memory UserData from the demo generator (no database), for the statistics tests and timings. */
-import { TEMPLATES_BY_NAME, GROUPS } from '../../src/db/catalogue';
+import { TEMPLATES_BY_NAME } from '../../src/db/catalogue-templates';
+import { GROUPS } from '../../src/db/catalogue-groups';
 import { generateDemoData, type DemoDataOptions } from '../../src/demo/demo-data';
 import { addDays } from '../../src/domain/time';
 import { buildUserData, type AttributeInput, type UserData } from '../../src/analytics/series';

@@ -1,4 +1,5 @@
-import { TEMPLATES, VALUE_TYPES } from '../../src/db/catalogue';
+import { TEMPLATES } from '../../src/db/catalogue-templates';
+import { VALUE_TYPES } from '../../src/db/catalogue-value-types';
 import { TEMPLATE_PHRASES, growsDuringTheDay, phrasingFor, templatesWithoutPhrasing } from '../../src/analytics/phrasing';
 
 const attribute = (over: Partial<Parameters<typeof phrasingFor>[0]>) => ({

@@ -27,14 +27,15 @@
  */
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import { GROUP_NAMES, LOW_PRIORITY } from '../../src/db/catalogue';
+import { GROUP_NAMES } from '../../src/db/catalogue-groups';
+import { LOW_PRIORITY } from '../../src/db/catalogue-templates';
 import { attributeObject, type AttributeRow } from '../../src/domain/tracking/attributes';
 import { correlationObject } from '../../src/domain/derived/correlations';
 import { typedValue, type JsonValue } from '../../src/domain/tracking/values';
 import { daysEndingAt } from '../../src/domain/time';
 import { createdName } from '../../src/domain/tracking/writes/create';
 import { hashCredential } from '../../src/domain/identity/credentials';
-import { countedCte, QUOTA_PREFIX, quotaKeySql } from '../../src/domain/apps-and-grants/quota';
+import { QUOTA_PREFIX } from '../../src/domain/apps-and-grants/quota';
 
 /** One hour: the rate limit's window (http/rate-limit.ts WINDOW_SECONDS). */
 export const WINDOW_MS = 3600 * 1000;
@@ -47,14 +48,6 @@ export type Asker =
 export type Gate =
   | { pass: true; today: string; count?: { points: number; expire: number } }
   | { pass: false; problem: 'unknown' | 'revoked' | 'expired' | 'limited'; count: { points: number; expire: number } };
-
-/** `?` placeholders (quota.ts writes them for Knex) numbered as pg wants them, in order. */
-function numbered(text: string, params: string[]): string {
-  let i = 0;
-  const out = text.replace(/\?/g, () => params[i++]);
-  if (i !== params.length) throw new Error(`Expected ${params.length} placeholders, found ${i}.`);
-  return out;
-}
 
 /**
  * The checked caller: $1 the token's hash, $2 now, $3 now in epoch ms, $4 the window's end if it
@@ -69,7 +62,14 @@ const CHECKED_PREFIX = `with t as (
   ), asker as (
     select t.user_id, t.client_pk, t.timezone, coalesce(not t.revoked and not t.expired, false) as live, t.revoked, t.expired
       from (values (1)) as one (x) left join t on true
-  ), ${numbered(countedCte('asker', `case when asker.live then ${quotaKeySql('asker.user_id', 'asker.client_pk')} else $6 end`, 'true'), ['$4', '$3', '$3'])},
+  ), counted as (
+    insert into rate_limits (key, points, expire)
+    select case when asker.live then '${QUOTA_PREFIX}:person:' || asker.user_id || ':app:' || asker.client_pk else $6 end, 1, $4::bigint from asker
+    on conflict (key) do update set
+      points = case when rate_limits.expire <= $3 then 1 else rate_limits.points + 1 end,
+      expire = case when rate_limits.expire <= $3 then excluded.expire else rate_limits.expire end
+    returning points, expire
+  ),
   caller as (
     select asker.user_id, asker.client_pk, ($2::timestamptz at time zone asker.timezone)::date as today
       from asker join counted on counted.points <= $5 where asker.live

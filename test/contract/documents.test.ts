@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { loadBundle, type ApiName } from '../../src/http/openapi';
+import { loadBundle, type ApiName } from '../../src/http/backends';
 import { PROJECT_ROOT } from '../../src/paths';
 
 /** The interface specification's endpoint list (its "Endpoints" and "Authentication endpoints"; see docs/decisions.md). */

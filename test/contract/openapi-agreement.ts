@@ -9,7 +9,7 @@
  */
 import addFormats from 'ajv-formats';
 import type { Operation } from 'openapi-backend';
-import { OpenApi31Backend, apiFor, loadBundle, type ApiName } from '../../src/http/openapi';
+import { OpenApi31Backend, apiFor, loadBundle, type ApiName } from '../../src/http/backends';
 
 export interface PactInteraction {
   description: string;

@@ -18,6 +18,7 @@ import { accessFor } from '../../src/domain/apps-and-grants/scopes';
 import { addDays, localDate } from '../../src/domain/time';
 import type { BatchResult, Item } from '../../src/domain/tracking/writes/batch';
 import type { WriteContext } from '../../src/domain/tracking/writes/context';
+import { poolDatabase, type Database } from '../../src/db/database';
 import { acquireAttributes } from '../../src/domain/tracking/writes/ownership';
 import { updateValues } from '../../src/domain/tracking/writes/values';
 import { loadDemoData } from '../../src/demo/demo-data';
@@ -101,6 +102,11 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
     if (result.failed.length > 0) throw new Error(`Seeding failed: ${JSON.stringify(result.failed)}`);
   }
 
+  /** A value writer (which runs on a Database) as a seeding step on the pool. */
+  const viaPool =
+    (writer: (db: Database, context: WriteContext, items: Item[]) => Promise<BatchResult<unknown>>) => (knex: Knex, context: WriteContext, items: Item[]) =>
+      writer(poolDatabase(knex), context, items);
+
   const stepCounter = () => connectedService('Step Counter', ['activity_read', 'activity_write', 'sleep_read', 'sleep_write']);
 
   /** `value(daysAgo)` for each of the `days` days up to today, as update items of `name`. */
@@ -129,7 +135,7 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
     async [STATES.fortnight]() {
       const service = await stepCounter();
       await write(service, acquireAttributes, [{ template: 'steps' }, { template: 'sleep' }]);
-      await write(service, updateValues, [...(await daily('steps', 14, (ago) => 8000 + 37 * ago)), ...(await daily('sleep', 14, (ago) => 420 + ago))]);
+      await write(service, viaPool(updateValues), [...(await daily('steps', 14, (ago) => 8000 + 37 * ago)), ...(await daily('sleep', 14, (ago) => 420 + ago))]);
       return undefined;
     },
 
@@ -143,7 +149,7 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
     async [STATES.recordHigh]() {
       const service = await stepCounter();
       await write(service, acquireAttributes, [{ template: 'steps' }]);
-      await write(service, updateValues, await daily('steps', 400, (ago) => (ago === 0 ? undefined : ago === 1 ? 12000 : 8000)));
+      await write(service, viaPool(updateValues), await daily('steps', 400, (ago) => (ago === 0 ? undefined : ago === 1 ? 12000 : 8000)));
       await generateInsights(db, (await person()).id, { now: now() });
       return undefined;
     },
@@ -154,7 +160,7 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
     },
 
     async [STATES.walkedToday]() {
-      await write(await consumerClient(), updateValues, [{ name: 'steps', date: await today(), value: 4000 }]);
+      await write(await consumerClient(), viaPool(updateValues), [{ name: 'steps', date: await today(), value: 4000 }]);
       return undefined;
     },
 
@@ -167,7 +173,7 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
     async [STATES.gap]() {
       const service = await stepCounter();
       await write(service, acquireAttributes, [{ template: 'steps' }]);
-      await write(service, updateValues, await daily('steps', 3, (ago) => [9000, undefined, 7000][ago]));
+      await write(service, viaPool(updateValues), await daily('steps', 3, (ago) => [9000, undefined, 7000][ago]));
       return undefined;
     },
 

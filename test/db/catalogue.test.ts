@@ -1,4 +1,7 @@
-import { GROUPS, GROUP_NAMES, LOW_PRIORITY, TEMPLATES, TEMPLATES_BY_NAME, VALUE_TYPE_DESCRIPTIONS, BUILTIN_SERVICES } from '../../src/db/catalogue';
+import { GROUPS, GROUP_NAMES } from '../../src/db/catalogue-groups';
+import { LOW_PRIORITY, TEMPLATES, TEMPLATES_BY_NAME } from '../../src/db/catalogue-templates';
+import { VALUE_TYPE_DESCRIPTIONS } from '../../src/db/catalogue-value-types';
+import { BUILTIN_SERVICES } from '../../src/db/catalogue-services';
 
 /**
  * The spec's "Supported attributes" table, transcribed apart from the catalogue: name, the group

@@ -5,12 +5,13 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { GROUPS, TEMPLATES } from '../../src/db/catalogue';
+import { GROUPS } from '../../src/db/catalogue-groups';
+import { TEMPLATES } from '../../src/db/catalogue-templates';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { createKnex } from '../../src/db/knex';
 import { MIGRATION_CONFIG, migrateLatest, migrateRollbackAll } from '../../src/db/migrate';
 import { MIGRATIONS } from '../../src/db/migrations';
-import { seedCatalogue } from '../../src/db/catalogue';
+import { seedCatalogue } from '../../src/db/seed-catalogue';
 import { databaseUrl, withAdmin, workerAdminUrl } from '../support/clusters';
 
 const database = `daybook_test_schema_${crypto.randomBytes(4).toString('hex')}`;

@@ -1,4 +1,5 @@
-import { TEMPLATES, isIntegerValueType } from '../../src/db/catalogue';
+import { TEMPLATES } from '../../src/db/catalogue-templates';
+import { isIntegerValueType } from '../../src/db/catalogue-value-types';
 import { DEFAULT_DEMO_TEMPLATES, PLANTED_RELATIONSHIPS, generateDemoData, type DemoSeries } from '../../src/demo/demo-data';
 
 const END = '2026-11-21';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { startTestApp, type TestApp } from '../support/app';
-import { createBackend, loadBundle, type OperationHandler } from '../../src/http/openapi';
+import { createBackend, loadBundle, type OperationHandler } from '../../src/http/backends';
 import { PREPARED } from '../../src/db/knex';
 import { startJobs } from '../../src/jobs/queues';
 

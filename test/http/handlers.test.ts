@@ -3,7 +3,7 @@
  * (src/http/operation.ts), and the backend refuses to be built without one, so an operation is
  * never answered 501 at run time.
  */
-import { createBackend, loadBundle, type ApiName, type OperationHandler } from '../../src/http/openapi';
+import { createBackend, loadBundle, type ApiName, type OperationHandler } from '../../src/http/backends';
 
 function operationIds(name: ApiName): string[] {
   const paths = loadBundle(name).paths ?? {};

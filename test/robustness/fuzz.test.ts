@@ -19,7 +19,7 @@ import { issueTokens } from '../../src/domain/apps-and-grants/tokens';
 import { issueAuthorisationCode } from '../../src/domain/apps-and-grants/grants';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
-import { TEMPLATES } from '../../src/db/catalogue';
+import { TEMPLATES } from '../../src/db/catalogue-templates';
 import { READ_SCOPES, WRITE_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { addDays, localDate } from '../../src/domain/time';
 import type { User } from '../../src/domain/identity/users';

@@ -10,7 +10,8 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { addAttribute, addValues, type SeededAttribute } from '../support/seed';
-import { GROUP_NAMES, TEMPLATES } from '../../src/db/catalogue';
+import { GROUP_NAMES } from '../../src/db/catalogue-groups';
+import { TEMPLATES } from '../../src/db/catalogue-templates';
 import { READ_SCOPES } from '../../src/domain/apps-and-grants/scopes';
 import { revokeGrant } from '../../src/domain/apps-and-grants/tokens';
 import { simpleTokenOf, type User } from '../../src/domain/identity/users';

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config';
 import { createKnex } from '../../src/db/knex';
+import { poolDatabase } from '../../src/db/database';
 import { createApp } from '../../src/app';
 import type { Deps } from '../../src/deps';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from './clusters';
@@ -130,6 +131,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
   const deps: Deps = {
     config,
     db,
+    database: poolDatabase(db),
     logger: options.captureLogs
       ? pino({ level: 'trace' }, { write: (line: string) => void logs.push(line) })
       : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),

@@ -7,7 +7,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { OpenAPIBackend, Operation } from 'openapi-backend';
-import { OpenApi31Backend, apiFor, loadBundle, type ApiName } from '../../src/http/openapi';
+import { OpenApi31Backend, apiFor, loadBundle, type ApiName } from '../../src/http/backends';
 
 const validators = new Map<ApiName, Promise<OpenAPIBackend>>();
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
 import { createKnex } from '../../src/db/knex';
 import { migrateLatest } from '../../src/db/migrate';
-import { seedCatalogue } from '../../src/db/catalogue';
+import { seedCatalogue } from '../../src/db/seed-catalogue';
 import { DOCS_DIR, PROJECT_ROOT } from '../../src/paths';
 import { CLUSTERS_ENV, TEMPLATE_DATABASE, clusterDir, databaseUrl, freePort, sweepAbandonedClusters, withAdmin } from './clusters';
 

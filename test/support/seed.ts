@@ -3,7 +3,7 @@
  * (the write endpoints are built on the same tables). Defaults come from the catalogue.
  */
 import type { TestApp } from './app';
-import { TEMPLATES_BY_NAME } from '../../src/db/catalogue';
+import { TEMPLATES_BY_NAME } from '../../src/db/catalogue-templates';
 import { storedValue } from '../../src/domain/tracking/values';
 
 export interface AttributeSeed {

@@ -63,7 +63,7 @@ beforeAll(
     await makeToken(app, user, client, ['mood_read']);
     const other = await makeClient(app, user, 'Other app');
     await makeToken(app, user, other.client, ['sleep_read']);
-    const { results } = await listCorrelations(app.db, {
+    const { results } = await listCorrelations(app.deps.database, {
       userId: user.id,
       visibility: readVisibility(READ_SCOPES),
       filters: {},

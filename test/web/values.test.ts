@@ -3,7 +3,7 @@
  * typed it, for every value of the types that have their own notation.
  */
 import fc from 'fast-check';
-import { VALUE_TYPES } from '../../src/db/catalogue';
+import { VALUE_TYPES } from '../../src/db/catalogue-value-types';
 import { formatValue, inputValue, parseTypedValue } from '../../src/web/values';
 
 const parsed = (type: number, text: string) => {

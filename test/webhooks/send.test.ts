@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { postWebhook, MAX_BODY_BYTES } from '../../src/webhooks/send';
+import { postWebhook, MAX_BODY_BYTES } from '../../src/domain/webhooks/send';
 import { startReceiver, type Receiver } from '../support/webhook-receiver';
 
 let receiver: Receiver;

@@ -3,7 +3,7 @@
  * (12,304; 7h 32m; 23:15; 22%; 4.2 km), and the HTML form of a sentence (escaped, the key number
  * in <strong>).
  */
-import { VALUE_TYPES } from '../../db/catalogue';
+import { VALUE_TYPES } from '../../db/catalogue-value-types';
 import { isTagAttribute, type SeriesAttribute } from '../series';
 
 const UNIT_SYMBOLS: Record<string, string> = {

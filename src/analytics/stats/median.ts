@@ -1,5 +1,6 @@
 /**
- * The median, which Daybook shows people as their "average" (the spec: averages are medians).
+ * The median, which Daybook shows people as their "average" (the v2 document's Averages: they are
+ * in fact medians).
  */
 
 /**

@@ -9,6 +9,7 @@ import { listAttributeRowsWithValues } from '../../domain/tracking/attributes';
 import { listDailyValues } from '../../domain/tracking/values';
 import { readOrWriteVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
+import { databaseOf } from '../../http/request-state';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryInt, queryNames } from '../../http/query';
 import { ownData, pathParam } from './subject';
@@ -25,11 +26,11 @@ export function attributesHandlers(deps: Deps) {
     /** A bare array: each visible attribute with `limit` days of values ending at date_max (today by default), null without data. */
     async listUserAttributes(c: V1Operation<'listUserAttributes'>['context'], ctx: V1Operation<'listUserAttributes'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
-      const { results } = await listAttributeRowsWithValues(deps.db, {
+      const { results } = await listAttributeRowsWithValues(databaseOf(ctx), {
         userId: principal.userId,
         visibility: readOrWriteVisibility(principal.scopes),
         filters: { groups: queryNames(c, 'groups'), names: queryNames(c, 'attributes') },
-        dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
+        dateMax: queryDate(c, 'date_max') ?? (await principalToday(databaseOf(ctx), principal, deps.now())),
         days: queryInt(c, 'limit', DEFAULT_DAYS),
       });
       const body: Ok<'listUserAttributes'> = results.map(v1Attribute);
@@ -38,7 +39,7 @@ export function attributesHandlers(deps: Deps) {
 
     /**
      * One attribute's values, one per day from date_max back to its first day of data, newest
-     * first, null on days without data (the spec's rule 5), paged; unknown or hidden attributes have none.
+     * first, null on days without data (the v1 document, "Units, dates and values"), paged; unknown or hidden attributes have none.
      */
     async listUserAttributeValues(c: V1Operation<'listUserAttributeValues'>['context'], ctx: V1Operation<'listUserAttributeValues'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
@@ -47,7 +48,7 @@ export function attributesHandlers(deps: Deps) {
         userId: principal.userId,
         attribute: pathParam(c, 'attribute'),
         visibility: readOrWriteVisibility(principal.scopes),
-        dateMax: queryDate(c, 'date_max') ?? (await principalToday(deps.db, principal, deps.now())),
+        dateMax: queryDate(c, 'date_max') ?? (await principalToday(databaseOf(ctx), principal, deps.now())),
         limit: p.limit,
         offset: p.offset,
       });

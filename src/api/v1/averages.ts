@@ -15,7 +15,7 @@ const BATCH = 500;
 
 export function averagesHandlers(deps: Deps) {
   return {
-    /** A bare array: each visible attribute's own newest set (the v1 spec: "the most recent Average for each attribute"), every page gathered. */
+    /** A bare array: each visible attribute's own newest set (the v1 document's `listUserAverages`: the most recent weekly set for each attribute), every page gathered. */
     async listUserAverages(c: V1Operation<'listUserAverages'>['context'], ctx: V1Operation<'listUserAverages'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
       const all: AverageObject[] = [];

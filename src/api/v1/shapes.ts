@@ -3,7 +3,8 @@
  * version 2 shapes differently): the User, today's groups, the V1Attribute and the V1Insight.
  */
 import type { components } from '../../../generated/types/v1';
-import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
+import { VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue-value-types';
+import type { GroupName } from '../../db/catalogue-groups';
 import type { AttributeRowWithValues } from '../../domain/tracking/attributes';
 import type { InsightEntry } from '../../domain/derived/insights';
 import { localDateTime } from '../../domain/time';

@@ -3,6 +3,7 @@
  * "Visibility"), on the domain rule in domain/apps-and-grants/v1-subject.ts: `$self` or the caller's own user name is the
  * caller; another name is another user, shown as a public profile (profile, today) or refused.
  */
+import { principalOf } from '../../http/request-state';
 import type Koa from 'koa';
 import type { Context as ApiContext } from 'openapi-backend';
 import type { Deps } from '../../deps';
@@ -26,7 +27,7 @@ export function pathParam<C extends Pick<ApiContext<unknown, object>, 'request'>
  * an account).
  */
 export function ownData(c: Pick<ApiContext<unknown, { username: string }>, 'request'>, ctx: Koa.Context): Principal {
-  const principal = ctx.state.principal as Principal;
+  const principal = principalOf(ctx);
   if (!namesSelf(principal, pathParam(c, 'username'))) {
     throw forbidden('You can only read your own data: use $self or your own user name.');
   }
@@ -39,7 +40,7 @@ export async function shownUser(
   c: Pick<ApiContext<unknown, { username: string }>, 'request'>,
   ctx: Koa.Context,
 ): Promise<Exclude<V1Subject, { kind: 'hidden' }>> {
-  const subject = await resolveV1Subject(deps.db, ctx.state.principal as Principal, pathParam(c, 'username'));
+  const subject = await resolveV1Subject(deps.db, principalOf(ctx), pathParam(c, 'username'));
   if (subject.kind === 'hidden') throw notFound('User not found.');
   return subject;
 }

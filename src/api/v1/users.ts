@@ -1,6 +1,6 @@
 /** Handlers of the v1 `Users` tag: a user's profile and today's values. */
+import { databaseOf, principalOf } from '../../http/request-state';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { listAttributeRowsWithValues } from '../../domain/tracking/attributes';
 import { readOrWriteVisibility } from '../../domain/apps-and-grants/visibility';
 import { localDate } from '../../domain/time';
@@ -18,10 +18,10 @@ export function usersHandlers(deps: Deps) {
     },
 
     /**
-     * The caller with every visible active attribute, low-priority ones included (the spec: "the
-     * authenticated user gets all attributes"), and its value on their local today, null when
+     * The caller with every visible active attribute, low-priority ones included (the v1 document's
+     * `getUserToday`), and its value on their local today, null when
      * none, grouped by group in group priority order. Inactive attributes stay out: no service
-     * provides them any more and the spec hides them unless asked for, which today cannot do.
+     * provides them any more and the documents hide them unless asked for, which today cannot do.
      * Another public user is a stub with no attributes (values are never revealed).
      */
     async getUserToday(c: V1Operation<'getUserToday'>['context'], ctx: V1Operation<'getUserToday'>['ctx']): Promise<void> {
@@ -31,8 +31,8 @@ export function usersHandlers(deps: Deps) {
         ctx.body = userObject(subject.user, now) satisfies V1User;
         return;
       }
-      const principal = ctx.state.principal as Principal;
-      const { results } = await listAttributeRowsWithValues(deps.db, {
+      const principal = principalOf(ctx);
+      const { results } = await listAttributeRowsWithValues(databaseOf(ctx), {
         userId: subject.user.id,
         visibility: readOrWriteVisibility(principal.scopes),
         filters: { includeLowPriority: true },

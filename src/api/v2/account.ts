@@ -1,7 +1,7 @@
 /** Handlers of the v2 `Account` tag. */
+import { principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { findUserById } from '../../domain/identity/users';
 import { localDateTime } from '../../domain/time';
 import { notFound } from '../../http/errors';
@@ -13,7 +13,7 @@ export function accountHandlers(deps: Deps) {
   return {
     /** The caller's profile; needs no particular scope, so it doubles as a token test. */
     async getProfile(_c: V2Operation<'getProfile'>['context'], ctx: V2Operation<'getProfile'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       // Read with the credentials in the same statement, when they were looked up with it.
       const user = principal.profile ?? (await findUserById(deps.db, principal.userId));
       if (!user) throw notFound('This account no longer exists.');

@@ -3,15 +3,15 @@
  * parse the query (already validated against the document) and shape the envelope; the rules
  * (visibility, filters, order, value typing) live in the domain modules they call.
  */
+import { databaseOf, principalOf } from '../../http/request-state';
+import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { listAttributes, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
 import { listTemplates } from '../../domain/tracking/templates';
 import { listValues } from '../../domain/tracking/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
-import { deferredCheckOf } from '../../http/auth';
 import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
@@ -28,8 +28,8 @@ function manualFilter(c: ListContext | V2Operation<'listAttributesWithValues'>['
 }
 
 /** `date_max` when sent (checked as every date parameter is), else the person's today. */
-async function dateMax(deps: Deps, c: WithValuesContext, principal: Principal): Promise<string> {
-  return queryDate(c, 'date_max') ?? principalToday(deps.db, principal, deps.now());
+async function dateMax(deps: Deps, c: WithValuesContext, ctx: Koa.Context): Promise<string> {
+  return queryDate(c, 'date_max') ?? principalToday(databaseOf(ctx), principalOf(ctx), deps.now());
 }
 
 /** The filters /attributes/ and /attributes/owned/ share. */
@@ -56,18 +56,17 @@ export function attributesHandlers(deps: Deps) {
 
     /** The person's attributes the token may read; `owned=true` narrows to the calling client's. */
     async listAttributes(c: V2Operation<'listAttributes'>['context'], ctx: V2Operation<'listAttributes'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const p = paging(c);
       const filters = listFilters(c);
       // A simple token or a session belongs to no client, so it owns nothing.
       if (queryFlag(c, 'owned')) filters.ownerClientPk = principal.clientPk ?? null;
-      const page = await listAttributes(deps.db, {
+      const page = await listAttributes(databaseOf(ctx), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters,
         page: p,
         now: deps.now(),
-        check: deferredCheckOf(ctx),
       });
       const body: Ok<'listAttributes'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;
@@ -75,9 +74,9 @@ export function attributesHandlers(deps: Deps) {
 
     /** What the calling client owns, among the groups it may read or write. */
     async listOwnedAttributes(c: V2Operation<'listOwnedAttributes'>['context'], ctx: V2Operation<'listOwnedAttributes'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const p = paging(c);
-      const page = await listAttributes(deps.db, {
+      const page = await listAttributes(databaseOf(ctx), {
         userId: principal.userId,
         visibility: ownedVisibility(principal.scopes),
         filters: { ...listFilters(c), ownerClientPk: principal.clientPk ?? null },
@@ -90,19 +89,18 @@ export function attributesHandlers(deps: Deps) {
 
     /** Attributes with one value (or null) per day of the window ending at date_max. */
     async listAttributesWithValues(c: V2Operation<'listAttributesWithValues'>['context'], ctx: V2Operation<'listAttributesWithValues'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const p = paging(c);
       const attributes = queryNames(c, 'attributes');
       const templates = queryNames(c, 'templates');
       if (attributes && templates) throw badRequest('Use either attributes or templates, not both.');
-      const page = await listAttributesWithValues(deps.db, {
+      const page = await listAttributesWithValues(databaseOf(ctx), {
         userId: principal.userId,
         visibility: readOrWriteVisibility(principal.scopes),
         filters: { groups: queryNames(c, 'groups'), names: attributes, templates, manual: manualFilter(c) },
         page: p,
-        dateMax: await dateMax(deps, c, principal),
+        dateMax: await dateMax(deps, c, ctx),
         days: queryInt(c, 'days', 1),
-        check: deferredCheckOf(ctx),
       });
       const body: Ok<'listAttributesWithValues'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;
@@ -110,16 +108,15 @@ export function attributesHandlers(deps: Deps) {
 
     /** One attribute's stored values, newest first; unknown or hidden attributes have none. */
     async listAttributeValues(c: V2Operation<'listAttributeValues'>['context'], ctx: V2Operation<'listAttributeValues'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const p = paging(c);
-      const page = await listValues(deps.db, {
+      const page = await listValues(databaseOf(ctx), {
         userId: principal.userId,
         attribute: queryString(c, 'attribute') ?? '',
         visibility: readOrWriteVisibility(principal.scopes),
-        dateMax: await dateMax(deps, c, principal),
+        dateMax: await dateMax(deps, c, ctx),
         limit: p.limit,
         offset: p.offset,
-        check: deferredCheckOf(ctx),
       });
       const body: Ok<'listAttributeValues'> = envelope(ctx, p, page.count, page.results);
       ctx.body = body;

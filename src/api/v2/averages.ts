@@ -1,7 +1,7 @@
 /** Handlers of the v2 `Averages` tag. */
+import { principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { listAverages } from '../../domain/derived/averages';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
@@ -14,7 +14,7 @@ export function averagesHandlers(deps: Deps) {
   return {
     /** The person's newest weekly set (one date), or with include_historical every set, within the date bounds. */
     async listAverages(c: V2Operation<'listAverages'>['context'], ctx: V2Operation<'listAverages'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const page = paging(c);
       const { count, results } = await listAverages(deps.db, {
         userId: principal.userId,

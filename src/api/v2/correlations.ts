@@ -1,8 +1,7 @@
 /** Handlers of the v2 `Correlations` tag. */
+import { databaseOf, principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import { deferredCheckOf } from '../../http/auth';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { findCorrelationCombo, listCorrelations } from '../../domain/derived/correlations';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { notFound } from '../../http/errors';
@@ -17,14 +16,13 @@ export function correlationsHandlers(deps: Deps) {
   return {
     /** The latest week's correlations, strongest first. */
     async listCorrelations(c: V2Operation<'listCorrelations'>['context'], ctx: V2Operation<'listCorrelations'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const page = paging(c);
-      const { count, results } = await listCorrelations(deps.db, {
+      const { count, results } = await listCorrelations(databaseOf(ctx), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters: { strong: queryFlag(c, 'strong'), confident: queryFlag(c, 'confident'), attribute: queryString(c, 'attribute') },
         page,
-        check: deferredCheckOf(ctx),
       });
       const body: CorrelationList = envelope(ctx, page, count, results);
       ctx.body = body;
@@ -32,7 +30,7 @@ export function correlationsHandlers(deps: Deps) {
 
     /** One pair's correlation, whichever order the names come in; 404 with the error body when none. */
     async getCorrelationCombo(c: V2Operation<'getCorrelationCombo'>['context'], ctx: V2Operation<'getCorrelationCombo'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const attribute = queryString(c, 'attribute')!;
       const attribute2 = queryString(c, 'attribute2')!;
       const found = await findCorrelationCombo(deps.db, {

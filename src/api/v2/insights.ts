@@ -1,7 +1,7 @@
 /** Handlers of the v2 `Insights` tag. */
+import { principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { listInsights } from '../../domain/derived/insights';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
@@ -14,7 +14,7 @@ export function insightsHandlers(deps: Deps) {
   return {
     /** The person's insights about visible attributes, newest first. */
     async listInsights(c: V2Operation<'listInsights'>['context'], ctx: V2Operation<'listInsights'>['ctx']): Promise<void> {
-      const principal = ctx.state.principal as Principal;
+      const principal = principalOf(ctx);
       const page = paging(c);
       const priority = queryString(c, 'priority');
       const { count, results } = await listInsights(deps.db, {

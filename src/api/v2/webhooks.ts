@@ -1,9 +1,9 @@
 /** Handlers of the v2 `Webhooks` tag: an app manages its own endpoints with its client credentials (docs/webhooks.md). */
+import { appOf } from '../../http/request-state';
 import type { Context as ApiContext } from 'openapi-backend';
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import type { OAuthClient } from '../../domain/apps-and-grants/clients';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -20,8 +20,6 @@ import { envelope, paging } from '../../http/paging';
 
 type Json<K extends keyof operations, S extends number> =
   operations[K]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
-
-const appOf = (ctx: Koa.Context) => ctx.state.app as OAuthClient;
 
 export function webhooksHandlers(deps: Deps) {
   const allowLoopback = deps.config.webhooks.allowLoopback;

@@ -3,9 +3,9 @@
  * batch answer; the rules are in src/domain/tracking/writes/. Request validation has already made sure the
  * body is an array of at most 35 objects and that the caller is an OAuth2 client.
  */
+import { databaseOf, principalOf } from '../../http/request-state';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import type { Principal } from '../../domain/apps-and-grants/principal';
 import { accessFor } from '../../domain/apps-and-grants/scopes';
 import { principalToday } from '../../domain/time';
 import { attributeObjectsNamed, type AttributeObject } from '../../domain/tracking/attributes';
@@ -15,23 +15,22 @@ import { incrementValues, updateValues } from '../../domain/tracking/writes/valu
 import { acquireAttributes, releaseAttributes } from '../../domain/tracking/writes/ownership';
 import { createAttributes, type Created } from '../../domain/tracking/writes/create';
 import { queryFlag } from '../../http/query';
-import { deferredCheckOf } from '../../http/auth';
-import type { DeferredCheck } from '../../domain/apps-and-grants/recent-credentials';
 import type { V2Operation } from '../../http/operation';
 
-async function writeContext(deps: Deps, principal: Principal, check?: DeferredCheck): Promise<WriteContext> {
+/** Who writes, from the request's principal (writing is for OAuth2 clients: the document's security makes sure). */
+async function writeContext(deps: Deps, ctx: Koa.Context): Promise<WriteContext> {
+  const principal = principalOf(ctx);
   const now = deps.now();
   return {
     userId: principal.userId,
     clientPk: principal.clientPk!,
     access: accessFor(principal.scopes),
     now,
-    today: await principalToday(deps.db, principal, now),
-    check,
+    today: await principalToday(databaseOf(ctx), principal, now),
   };
 }
 
-/** 200 when every item succeeded, 202 when any failed (the spec); the body is the operation's result type. */
+/** 200 when every item succeeded, 202 when any failed (the v2 document, "Errors"); the body is the operation's result type. */
 function answer<B extends { failed: unknown[] }>(ctx: { status: number; body: B }, result: NoInfer<B>): void {
   ctx.status = result.failed.length === 0 ? 200 : 202;
   ctx.body = result;
@@ -51,29 +50,25 @@ async function attributeObjects(deps: Deps, userId: number, names: string[]): Pr
 }
 
 export function writingHandlers(deps: Deps) {
-  /**
-   * The request's writer and items (validation made sure the body is an array of at most 35
-   * objects); `checked` for the value writes, which take the request's deferred credentials' check.
-   */
-  async function batchOf(ctx: Koa.Context, checked = false): Promise<{ context: WriteContext; items: Item[] }> {
-    const check = checked ? deferredCheckOf(ctx) : undefined;
-    return { context: await writeContext(deps, ctx.state.principal as Principal, check), items: ctx.request.body as Item[] };
+  /** The request's writer and items (validation made sure the body is an array of at most 35 objects). */
+  async function batchOf(ctx: Koa.Context, items: Item[]): Promise<{ context: WriteContext; items: Item[] }> {
+    return { context: await writeContext(deps, ctx), items };
   }
-  const userOf = (ctx: Koa.Context) => (ctx.state.principal as Principal).userId;
+  const userOf = (ctx: Koa.Context) => principalOf(ctx).userId;
 
   return {
-    async updateAttributeValues(_c: V2Operation<'updateAttributeValues'>['context'], ctx: V2Operation<'updateAttributeValues'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx, true);
-      answer(ctx, await updateValues(deps.db, context, items));
+    async updateAttributeValues(c: V2Operation<'updateAttributeValues'>['context'], ctx: V2Operation<'updateAttributeValues'>['ctx']): Promise<void> {
+      const { context, items } = await batchOf(ctx, c.request.requestBody);
+      answer(ctx, await updateValues(databaseOf(ctx), context, items));
     },
 
-    async incrementAttributeValues(_c: V2Operation<'incrementAttributeValues'>['context'], ctx: V2Operation<'incrementAttributeValues'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx, true);
-      answer(ctx, await incrementValues(deps.db, context, items));
+    async incrementAttributeValues(c: V2Operation<'incrementAttributeValues'>['context'], ctx: V2Operation<'incrementAttributeValues'>['ctx']): Promise<void> {
+      const { context, items } = await batchOf(ctx, c.request.requestBody);
+      answer(ctx, await incrementValues(databaseOf(ctx), context, items));
     },
 
     async acquireAttributes(c: V2Operation<'acquireAttributes'>['context'], ctx: V2Operation<'acquireAttributes'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx);
+      const { context, items } = await batchOf(ctx, c.request.requestBody);
       const result = await acquireAttributes(deps.db, context, items);
       if (queryFlag(c, 'success_objects')) {
         const objectOf = await attributeObjects(deps, userOf(ctx), result.success);
@@ -83,16 +78,16 @@ export function writingHandlers(deps: Deps) {
       }
     },
 
-    async releaseAttributes(_c: V2Operation<'releaseAttributes'>['context'], ctx: V2Operation<'releaseAttributes'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx);
+    async releaseAttributes(c: V2Operation<'releaseAttributes'>['context'], ctx: V2Operation<'releaseAttributes'>['ctx']): Promise<void> {
+      const { context, items } = await batchOf(ctx, c.request.requestBody);
       const result = await releaseAttributes(deps.db, context, items);
       answer(ctx, { success: result.success.map((name) => ({ name })), failed: result.failed });
     },
 
     async createAttributes(c: V2Operation<'createAttributes'>['context'], ctx: V2Operation<'createAttributes'>['ctx']): Promise<void> {
-      const { context, items } = await batchOf(ctx);
+      const { context, items } = await batchOf(ctx, c.request.requestBody);
       const result = await createAttributes(deps.db, context, items);
-      // Template items are always answered with the full attribute (the spec), others on request.
+      // Template items are always answered with the full attribute (the v2 document's `createAttributes`), others on request.
       const full = queryFlag(c, 'success_objects');
       const wantsObject = (entry: Created) => full || entry.fromTemplate;
       const objectOf = await attributeObjects(

@@ -151,7 +151,7 @@ create table attribute_services (
 create index attribute_services_client_idx on attribute_services (client_pk);
 
 -- One value per attribute per day: numbers in value_num (booleans as 0/1), strings in value_text.
--- A value is never set back to null (the spec), so a row always holds one of them.
+-- A value is never set back to null (the v2 document, "Dates, units and values"), so a row always holds one of them.
 create table attribute_values (
   user_id bigint not null,
   attribute_id bigint not null,

@@ -1,5 +1,5 @@
 /**
- * Every weekday median of a weekly set is a number (the spec types them float): a weekday without
+ * Every weekday median of a weekly set is a number (openapi/v2/schemas/Average.yaml): a weekday without
  * data in the window holds the set's overall median (src/analytics/averages.ts). Sets stored
  * before that rule had null there; they get the overall median too, and the columns refuse null.
  */

@@ -4,7 +4,8 @@
  */
 import type { Knex } from 'knex';
 import { discardPendingCodes } from './grants';
-import { liveTokenCondition, revokeClientTokensOfUser } from './tokens';
+import { liveToken, revokeClientTokensOfUser } from './tokens';
+import { knexRaw, raw } from '../../db/sql';
 import { ALL_SCOPE_NAMES } from './scopes';
 import { recordGrantRevoked } from '../webhooks/record';
 
@@ -25,7 +26,7 @@ export async function listConnectedApps(db: Knex, userId: number, now: Date): Pr
   const rows = await db('tokens as t')
     .join('oauth_clients as c', 'c.id', 't.client_pk')
     .where('t.user_id', userId)
-    .whereRaw(liveTokenCondition(db, 't', now))
+    .whereRaw(...knexRaw(liveToken(raw('t'), now)))
     .select('c.id', 'c.client_id', 'c.name', 'c.website', 't.scopes', 't.created_at', 't.last_used_at');
   const apps = new Map<number, ConnectedApp>();
   for (const row of rows) {

@@ -12,9 +12,9 @@
  * credential at its next request, as without the cache, and nothing needs to be notified.
  */
 import type { Knex } from 'knex';
-import { hotQuery, PREPARED } from '../../db/knex';
+import { raw, rows, sql, type Sql } from '../../db/sql';
 import type { Principal } from './principal';
-import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from './quota';
+import { COUNT_COLUMNS, countedCte, countOf, quotaKeyOf, type QuotaCount, type QuotaWindow } from './quota';
 
 export interface RememberedCredential {
   principal: Principal;
@@ -30,8 +30,9 @@ export interface RememberedCredential {
 
 /**
  * What a lookup does with a remembered credential: recheck it (and count) in a statement of its
- * own; hand it back unchecked for the request's read to recheck (DeferredCheck); or ignore it and
- * read the credential again in full (after a recheck found its rows changed).
+ * own; hand it back unchecked for the request's first statement to recheck (CredentialsRecheck,
+ * credential-recheck.ts); or ignore it and read the credential again in full (after a recheck
+ * found its rows changed).
  */
 export type RememberedUse = 'recheck' | 'defer' | 'ignore';
 
@@ -102,195 +103,47 @@ export interface LookupOptions {
   use?: RememberedUse;
 }
 
-/** A remembered credential's principal, with the request's count, or unchecked (`remembered`) for its read to recheck. */
+/** A remembered credential's principal, with the request's count, or unchecked (`remembered`) for its first statement to recheck. */
 interface Recalled {
   principal: Principal;
   count?: QuotaCount;
   remembered?: RememberedCredential;
 }
 
-/** The statements of one kind of credential's recheck. */
-interface Recheck {
-  /**
-   * The CTEs `checked`, one row (`user_id`, and `client_pk` for an app's token) when the remembered
-   * rows are unchanged and none otherwise, and `counted`, the request counted under the key of its
-   * person's connection (quota.ts) when `checked` has its row: to put in front of a statement.
-   */
-  front: string;
-  /** The recheck alone, and the recheck with the request's count. */
-  alone: string;
-  counting: string;
-}
+/** An OAuth access token (its token row is rechecked too), else a simple token. */
+const isAppToken = (entry: RememberedCredential) => entry.tokenVersion !== undefined && entry.principal.tokenId !== undefined;
 
-/** `cte`: the CTE `checked`; `keySql`: the rate-limit key over its columns. */
-function recheck(cte: string, keySql: string): Recheck {
-  const front = `${cte}, ${countedCte('checked', keySql, 'true')}`;
-  return {
-    front,
-    alone: `with ${cte} select true as unchanged from checked`,
-    counting: `with ${front}
-  select true as unchanged, counted.points as quota_points, counted.expire as quota_expire from checked left join counted on true`,
-  };
-}
-
-const TOKEN_RECHECK = recheck(
-  `checked as (
-    select t.user_id, t.client_pk from tokens t join users u on u.id = t.user_id
-     where t.id = ? and t.xmin = ?::text::xid and u.xmin = ?::text::xid
-  )`,
-  quotaKeySql('checked.user_id', 'checked.client_pk'),
-);
-const SIMPLE_TOKEN_RECHECK = recheck(
-  `checked as (select u.id as user_id from users u where u.id = ? and u.xmin = ?::text::xid)`,
-  quotaKeySql('checked.user_id'),
-);
-
-/** The recheck of a remembered credential and its bindings. */
-function recheckOf(entry: RememberedCredential): { recheck: Recheck; bindings: unknown[] } {
+/**
+ * The CTE `checked`: one row (`user_id`, and `client_pk` for an app's token) when the remembered
+ * rows are still the versions read, none otherwise.
+ */
+export function checkedCte(entry: RememberedCredential): Sql {
   const principal = entry.principal;
-  return entry.tokenVersion !== undefined && principal.tokenId !== undefined
-    ? { recheck: TOKEN_RECHECK, bindings: [principal.tokenId, entry.tokenVersion, entry.userVersion] }
-    : { recheck: SIMPLE_TOKEN_RECHECK, bindings: [principal.userId, entry.userVersion] };
+  return isAppToken(entry)
+    ? sql`checked as (
+    select t.user_id, t.client_pk from tokens t join users u on u.id = t.user_id
+     where t.id = ${principal.tokenId} and t.xmin = ${entry.tokenVersion}::text::xid and u.xmin = ${entry.userVersion}::text::xid
+  )`
+    : sql`checked as (select u.id as user_id from users u where u.id = ${principal.userId} and u.xmin = ${entry.userVersion}::text::xid)`;
 }
 
-type RecheckRow = { unchanged: boolean; quota_points?: number | null; quota_expire?: number | null };
+/** The CTE `counted` after `checked`: the request counted under its person's connection (quota.ts) when `checked` has its row. */
+export function countedAfterCheck(entry: RememberedCredential, quota: QuotaWindow): Sql {
+  const key = isAppToken(entry) ? quotaKeyOf(raw('checked.user_id'), raw('checked.client_pk')) : quotaKeyOf(raw('checked.user_id'));
+  return countedCte(raw('checked'), key, sql`true`, quota);
+}
+
+type RecheckRow = { quota_points?: number | null; quota_expire?: number | null };
 
 /**
  * Rechecks a remembered credential and, when `quota` is given and it is unchanged, counts the
- * request: one statement, one round trip, a row of three columns. Undefined when the rows changed
+ * request: one statement, one round trip, a row of two columns. Undefined when the rows changed
  * (the caller forgets the entry and looks the credential up again).
  */
-export async function recheckAndCount(db: Knex, entry: RememberedCredential, quota?: QuotaWindow): Promise<{ count?: QuotaCount } | undefined> {
-  const { recheck, bindings } = recheckOf(entry);
-  const rows = quota
-    ? await hotQuery<RecheckRow>(db, recheck.counting, [...bindings, ...countedBindings(quota)])
-    : await hotQuery<RecheckRow>(db, recheck.alone, bindings);
-  const row = rows[0];
+async function recheckAndCount(db: Knex, entry: RememberedCredential, quota?: QuotaWindow): Promise<{ count?: QuotaCount } | undefined> {
+  const statement = quota
+    ? sql`with ${checkedCte(entry)}, ${countedAfterCheck(entry, quota)} select ${COUNT_COLUMNS} from checked left join counted on true`
+    : sql`with ${checkedCte(entry)} select true as unchanged from checked`;
+  const row = (await rows<RecheckRow>(db, statement))[0];
   return row ? { count: countOf(row) } : undefined;
-}
-
-/** A remembered credential's rows changed since they were read: look the credential up again. */
-export class CredentialsChanged extends Error {
-  constructor() {
-    super('The credentials changed since they were last read.');
-    this.name = 'CredentialsChanged';
-  }
-}
-
-/** The request's count is past the rate limit: it must change nothing (the rate limit answers 429). */
-class CountPastLimit extends Error {
-  constructor() {
-    super('The request is past the rate limit.');
-    this.name = 'CountPastLimit';
-  }
-}
-
-/** The count columns a statement with the check in front answers (null: the credential's rows changed). */
-export type CheckColumns = { quota_points?: number | null; quota_expire?: number | null };
-
-/**
- * The recheck and the count of a request made with a remembered credential, left to the request's
- * own read so that the read is the request's only round trip (docs/request-path.md, "Credentials
- * seen recently"). A read takes it with `readChecked`; whatever is not taken by a read is run alone
- * by `settleAlone` (the rate-limit middleware does that after the handler).
- */
-export class DeferredCheck {
-  /** The request's count once the recheck ran and found the rows unchanged. */
-  count?: QuotaCount;
-
-  constructor(
-    readonly entry: RememberedCredential,
-    private readonly quota: QuotaWindow,
-    /** The rate limit: past it, the read's data is not fetched (the request is refused with 429). */
-    private readonly limit: number,
-  ) {}
-
-  /**
-   * Runs a read statement with the recheck and the count in front of it, in the same statement:
-   * the read's rows come back only when the credential's rows are unchanged and the count is within
-   * the limit. `present` names a column that is never null in the read's own rows. Throws
-   * CredentialsChanged when the rows changed (nothing was counted then), CountPastLimit past the limit.
-   */
-  async readChecked<R>(db: Knex, sql: string, bindings: readonly unknown[], present: string): Promise<R[]> {
-    if (this.count) return hotQuery<R>(db, sql, bindings); // checked and counted by an earlier read of the request
-    const front = this.front();
-    const rows = await hotQuery<R & CheckColumns>(db, checkedReadSql(front.ctes, sql), [...front.bindings, ...bindings, this.limit]);
-    this.take(rows[0]);
-    if ((rows[0] as Record<string, unknown>)[present] === null) return [];
-    // The rows keep the two count columns (not copied without them: the readers pick their fields).
-    return rows;
-  }
-
-  /**
-   * The CTEs `checked` and `counted` to put in front of a statement that takes the check (its
-   * bindings first), for a statement of its own text (a write: verified-write.ts); then `take` its
-   * count columns. Only while `count` is unset: a request is counted once.
-   */
-  front(): { ctes: string; bindings: unknown[] } {
-    const { recheck, bindings } = recheckOf(this.entry);
-    return { ctes: recheck.front, bindings: [...bindings, ...countedBindings(this.quota)] };
-  }
-
-  /** The rate limit, for a statement's gate (`counted.points <= ?`). */
-  get limitBinding(): number {
-    return this.limit;
-  }
-
-  /** Takes the count a statement with `front()` answered. Throws CredentialsChanged or CountPastLimit. */
-  take(row: CheckColumns | undefined): void {
-    const count = row ? countOf(row) : undefined;
-    if (!count) throw new CredentialsChanged();
-    this.count = count;
-    if (count.points > this.limit) throw new CountPastLimit();
-  }
-
-  /** Before a write that did not take the check: the recheck and count alone. Throws CredentialsChanged or CountPastLimit. */
-  async settleBeforeWrite(db: Knex): Promise<void> {
-    const count = await this.settleAlone(db);
-    if (count && count.points > this.limit) throw new CountPastLimit();
-  }
-
-  /** `readChecked` for a query built with knex, or the query as it is without a check. */
-  static async read<R>(db: Knex, query: Knex.QueryBuilder, check: DeferredCheck | undefined, present: string): Promise<R[]> {
-    if (!check) return (await query.options(PREPARED)) as R[];
-    const { sql, bindings } = query.toSQL();
-    return check.readChecked<R>(db, sql, bindings, present);
-  }
-
-  /** The recheck and count alone, when no read took them. Throws CredentialsChanged when the rows changed. */
-  async settleAlone(db: Knex): Promise<QuotaCount | undefined> {
-    if (this.count) return this.count;
-    const rechecked = await recheckAndCount(db, this.entry, this.quota);
-    if (!rechecked) throw new CredentialsChanged();
-    this.count = rechecked.count;
-    return this.count;
-  }
-}
-
-/** Runs a hot read of fixed text (`hotQuery`), with the request's deferred check when it has one (`readChecked`). */
-export function readRows<R>(db: Knex, sql: string, bindings: readonly unknown[], check: DeferredCheck | undefined, present: string): Promise<R[]> {
-  return check ? check.readChecked<R>(db, sql, bindings, present) : hotQuery<R>(db, sql, bindings);
-}
-
-/** Statement texts of checked reads, by front CTEs (one text per kind of credential) and read text (fixed per query shape). */
-const checkedReads = new Map<string, Map<string, string>>();
-const MAX_CHECKED_READS = 500;
-
-/**
- * The read `sql` behind the recheck and the count: one row per row of the read, each with the count
- * (`quota_points`, `quota_expire`); a single row of nulls but the count when the read has no rows or
- * the count is past the limit; no row at all when the credential's rows changed. The read is the
- * inner side of a nested loop over that single checked row, so its rows keep their order.
- */
-function checkedReadSql(ctes: string, sql: string): string {
-  let texts = checkedReads.get(ctes);
-  if (!texts) checkedReads.set(ctes, (texts = new Map()));
-  let text = texts.get(sql);
-  if (text === undefined) {
-    text = `with ${ctes}
-  select counted.points as quota_points, counted.expire as quota_expire, d.*
-    from checked cross join counted left join lateral (${sql}) as d on counted.points <= ?`;
-    if (texts.size < MAX_CHECKED_READS) texts.set(sql, text);
-  }
-  return text;
 }

@@ -3,7 +3,7 @@
  * scope lets a client own, create and write them; manual_read / manual_write cover manually tracked
  * attributes in any group. Version 1's `read` and `read+write` stand for every read (and write) scope.
  */
-import { GROUP_NAMES, GROUPS } from '../../db/catalogue';
+import { GROUP_NAMES, GROUPS } from '../../db/catalogue-groups';
 
 export const READ_SCOPES: readonly string[] = [...GROUP_NAMES.map((group) => `${group}_read`), 'manual_read'];
 export const WRITE_SCOPES: readonly string[] = [...GROUP_NAMES.map((group) => `${group}_write`), 'manual_write'];

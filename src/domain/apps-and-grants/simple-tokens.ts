@@ -1,6 +1,7 @@
 /**
- * Simple tokens as credentials: the person they belong to, with every read scope (the spec's
- * simple tokens read, never write), counted under the person (quota.ts).
+ * Simple tokens as credentials: the person they belong to, with every read scope (the OpenAPI
+ * documents' simple tokens read, never write; docs/decisions.md, "Writes need an OAuth2 client"),
+ * counted under the person (quota.ts).
  */
 import type { Knex } from 'knex';
 import type { Principal } from './principal';

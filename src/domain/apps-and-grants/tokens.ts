@@ -6,15 +6,15 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types/oauth';
-import { hotQuery } from '../../db/knex';
+import { raw, rows, sql, type Sql } from '../../db/sql';
 import { hashCredential, newSecret } from '../identity/credentials';
 import { expandScopes, formatScopes } from './scopes';
 import type { Principal } from './principal';
 import { PROFILE_COLUMNS, profileOf, type AccountProfile } from '../identity/users';
 import type { LookupOptions, RememberedCredential } from './recent-credentials';
-import { countedBindings, countedCte, countOf, quotaKey, quotaKeySql, type QuotaCount } from './quota';
+import { COUNT_COLUMNS, countedCte, countOf, quotaKey, quotaKeyOf, type QuotaCount } from './quota';
 
-/** Access and refresh tokens last a year (the spec: "about one year"). */
+/** Access and refresh tokens last a year (docs/decisions.md, "Token lifetimes": 365 days). */
 export const TOKEN_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
 
 /** The token endpoint's answer (the OAuth2 document's TokenResponse). */
@@ -55,19 +55,21 @@ export async function authenticateAccessToken(db: Knex, token: string, now: Date
   return (await authenticateAccessTokenAndCount(db, token, now)).check;
 }
 
-const TOKEN_COLUMNS = `t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
+const TOKEN_COLUMNS = raw(`t.id, t.user_id, t.scopes, t.access_expires_at, t.revoked_at, t.replaced_at, t.last_used_at,
        t.xmin::text as token_version, u.xmin::text as user_version,
-       ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')}, c.id as client_pk, c.client_id`;
+       ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')}, c.id as client_pk, c.client_id`);
 
-const TOKEN_SQL = `select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ? limit 1`;
+/** The token of an access token's hash, with its person and app. */
+const tokenByHash = (hash: string) =>
+  sql`select ${TOKEN_COLUMNS} from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk where t.access_hash = ${hash} limit 1`;
 
-/** The token, and the count of its person's connection with its app (quota.ts) when the token is live. */
-const TOKEN_AND_COUNT_SQL = `with t as (
-    select ${TOKEN_COLUMNS}
-      from tokens t join users u on u.id = t.user_id join oauth_clients c on c.id = t.client_pk
-     where t.access_hash = ? limit 1
-  ), ${countedCte('t', quotaKeySql('t.user_id', 't.client_pk'), 't.revoked_at is null and t.replaced_at is null and t.access_expires_at > ?')}
-  select t.*, counted.points as quota_points, counted.expire as quota_expire from t left join counted on true`;
+/**
+ * The token row `t` may be used as an access token at `now`: not revoked, not replaced by a
+ * refresh, its access token not expired. (Whether it still connects its app: `liveToken`.)
+ */
+export function usableAccessToken(t: Sql, now: Date): Sql {
+  return sql`${t}.revoked_at is null and ${t}.replaced_at is null and ${t}.access_expires_at > ${now}::timestamptz`;
+}
 
 interface TokenRow extends AccountProfile {
   id: number;
@@ -106,10 +108,13 @@ export async function authenticateAccessTokenAndCount(
   const hash = hashCredential(token);
   const recalled = await recent?.recall(db, 'oauth', hash, now, options);
   if (recalled) return { check: { principal: recalled.principal }, count: recalled.count, remembered: recalled.remembered };
-  const rows = quota
-    ? await hotQuery<TokenRow>(db, TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota, [now])])
-    : await hotQuery<TokenRow>(db, TOKEN_SQL, [hash]);
-  const row = rows[0];
+  const [row] = await rows<TokenRow>(
+    db,
+    quota
+      ? sql`with t as (${tokenByHash(hash)}), ${countedCte(raw('t'), quotaKeyOf(raw('t.user_id'), raw('t.client_pk')), usableAccessToken(raw('t'), now), quota)}
+  select t.*, ${COUNT_COLUMNS} from t left join counted on true`
+      : tokenByHash(hash),
+  );
   if (!row) return { check: { problem: 'unknown' } };
   if (row.revoked_at || row.replaced_at) return { check: { problem: 'revoked' } };
   const expiresAtMs = new Date(row.access_expires_at).getTime();
@@ -159,11 +164,11 @@ export async function revokeClientTokensOfUser(db: Knex, userId: number, clientP
 }
 
 /**
- * SQL condition: the token row `alias` still connects its client to its person: not revoked,
- * not replaced by a refresh, and its refresh token (or access token) not expired.
+ * A live token: the token row `t` still connects its client to its person at `now` (the service's
+ * clock): not revoked, not replaced by a refresh, and its refresh token (or access token) not
+ * expired. A person's connected apps, and the services able to handle an attribute, are the ones
+ * holding one.
  */
-export function liveTokenCondition(db: Knex, alias: string, now: Date): Knex.Raw {
-  return db.raw(`${alias}.revoked_at is null and ${alias}.replaced_at is null and coalesce(${alias}.refresh_expires_at, ${alias}.access_expires_at) > ?`, [
-    now,
-  ]);
+export function liveToken(t: Sql, now: Date): Sql {
+  return sql`${t}.revoked_at is null and ${t}.replaced_at is null and coalesce(${t}.refresh_expires_at, ${t}.access_expires_at) > ${now}::timestamptz`;
 }

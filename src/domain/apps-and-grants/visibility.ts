@@ -2,14 +2,15 @@
  * Which of a person's attributes a principal may see (docs/decisions.md, "Visibility"). Two rules:
  * - values (with-values, values, version 1's value reads) and the owned list: the groups its
  *   scopes may read or write, plus manual attributes in any group with `manual_read` or
- *   `manual_write` (the spec's general rule 6: a service reads back what it writes);
- * - the attribute list and derived data, which the spec limits to read scopes: the groups it may
+ *   `manual_write` (the v2 document, "Scopes and what a token sees": a service reads back what it writes);
+ * - the attribute list and derived data, which that section limits to read scopes: the groups it may
  *   read, plus manual attributes with `manual_read`.
  * Templates are never filtered. Checks use the attribute's current group, so an attribute that
  * moves group follows the new group's scopes. Simple tokens and sessions carry every read scope.
  */
 import type { Knex } from 'knex';
 import { accessFor } from './scopes';
+import { knexRaw, raw, sql, type Sql } from '../../db/sql';
 
 export interface Visibility {
   /** Groups whose attributes are visible. */
@@ -46,20 +47,12 @@ export function isVisible(visibility: Visibility, attribute: { group_name: strin
   return visibility.groups.includes(attribute.group_name) || (visibility.manual && attribute.manual);
 }
 
-/**
- * The same rule as `whereVisible`, as SQL of fixed text over `attributes a` for hot statements
- * (`hotQuery`), with its two bindings from `visibleBindings`.
- */
-export const VISIBLE_SQL = '(a.group_name = any(?::text[]) or (?::boolean and a.manual))';
-
-export function visibleBindings(visibility: Visibility): [string[], boolean] {
-  return [[...visibility.groups], visibility.manual];
+/** The same rule in SQL: the attribute row `a` (a table alias, `raw('a')`) is visible. */
+export function visibleTo(visibility: Visibility, a: Sql): Sql {
+  return sql`(${a}.group_name = any(${[...visibility.groups]}::text[]) or (${visibility.manual}::boolean and ${a}.manual))`;
 }
 
-/** Restricts a query over `attributes as <alias>` to the visible ones (an empty scope list matches nothing). */
+/** Restricts a knex query over `attributes as <alias>` to the visible ones (`visibleTo`; an empty scope list matches nothing). */
 export function whereVisible(query: Knex.QueryBuilder, visibility: Visibility, alias = 'a'): Knex.QueryBuilder {
-  return query.where((visible) => {
-    visible.whereIn(`${alias}.group_name`, [...visibility.groups]);
-    if (visibility.manual) visible.orWhere(`${alias}.manual`, true);
-  });
+  return query.whereRaw(...knexRaw(visibleTo(visibility, raw(alias))));
 }

@@ -1,6 +1,6 @@
 /**
  * Averages as the API lists them (the weekly sets of medians that analytics/averages.ts computes):
- * filters, the visibility rule, the order, and the spec's Average object. One query: the page's
+ * filters, the visibility rule, the order, and the v2 document's Average object. One query: the page's
  * rows carry a window count of all matching rows.
  */
 import type { components } from '../../../generated/types/v2';
@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { MAX_OFFSET } from '../tracking/values';
 import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
-/** The spec's Average: every field a float (a weekday without data holds the overall median). */
+/** The v2 document's Average: every field a number (a weekday without data holds the overall median). */
 export type AverageObject = components['schemas']['Average'];
 
 /**

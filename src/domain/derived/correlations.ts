@@ -1,19 +1,20 @@
 /**
  * Correlations as the API lists them (analytics/correlations.ts computes and stores them weekly):
  * the latest week's list with its filters, the order-insensitive pair lookup, visibility, and the
- * spec's Correlation object.
+ * v2 document's Correlation object.
  *
  * Visibility: a correlation is shown when at least one of its two attributes is visible to the
- * token (the spec's combo rule, applied to the list too).
+ * token (the v2 document's rule for `listCorrelations` and `getCorrelationCombo`).
  */
 import type { Knex } from 'knex';
 import type { components } from '../../../generated/types/v2';
 import { STRONG_R } from './correlation-strength';
-import { DeferredCheck } from '../apps-and-grants/recent-credentials';
+import type { Database } from '../../db/database';
+import { empty, raw, rows, sql, type Sql } from '../../db/sql';
 import { MAX_OFFSET } from '../tracking/values';
-import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
+import { visibleTo, type Visibility } from '../apps-and-grants/visibility';
 
-/** The spec's Correlation (version 2), as the document defines it. */
+/** The Correlation of the v2 document (openapi/v2/schemas/Correlation.yaml). */
 export type CorrelationObject = components['schemas']['Correlation'];
 
 interface Row {
@@ -56,38 +57,14 @@ export function correlationObject(row: Row): CorrelationObject {
   };
 }
 
-/** The person's correlations joined to both attributes (`a1`, `a2`), at least one of them visible. */
-function visibleCorrelations(db: Knex, userId: number, visibility: Visibility): Knex.QueryBuilder {
-  return db('correlations as c')
-    .join('attributes as a1', function joinFirst() {
-      this.on('a1.user_id', 'c.user_id').andOn('a1.id', 'c.attribute_id');
-    })
-    .join('attributes as a2', function joinSecond() {
-      this.on('a2.user_id', 'c.user_id').andOn('a2.id', 'c.attribute2_id');
-    })
-    .where('c.user_id', userId)
-    .where(function eitherVisible() {
-      this.where(function firstVisible() {
-        whereVisible(this, visibility, 'a1');
-      }).orWhere(function secondVisible() {
-        whereVisible(this, visibility, 'a2');
-      });
-    })
-    .select(
-      'c.date',
-      'c.period',
-      'c.offset',
-      'a1.name as attribute',
-      'a2.name as attribute2',
-      'c.value',
-      'c.p',
-      'c.percentage',
-      'c.stars',
-      'c.second_person',
-      'c.second_person_elements',
-      'c.strength_description',
-      'c.stars_description',
-    );
+/** The person's correlations joined to both attributes (`a1`, `a2`), at least one of them visible; `where` adds conditions. */
+function visibleCorrelations(userId: number, visibility: Visibility, where: Sql, extra: Sql = empty): Sql {
+  return sql`select c.date, c.period, c."offset", a1.name as attribute, a2.name as attribute2, c.value, c.p, c.percentage, c.stars,
+       c.second_person, c.second_person_elements, c.strength_description, c.stars_description${extra}
+  from correlations c
+  join attributes a1 on a1.user_id = c.user_id and a1.id = c.attribute_id
+  join attributes a2 on a2.user_id = c.user_id and a2.id = c.attribute2_id
+ where c.user_id = ${userId} and (${visibleTo(visibility, raw('a1'))} or ${visibleTo(visibility, raw('a2'))}) ${where}`;
 }
 
 export interface CorrelationFilters {
@@ -107,22 +84,22 @@ export interface CorrelationFilters {
  * empty; earlier weeks stay stored but are not listed), strongest first.
  */
 export async function listCorrelations(
-  db: Knex,
-  input: { userId: number; visibility: Visibility; filters: CorrelationFilters; page: { limit: number; offset: number }; check?: DeferredCheck },
+  db: Database,
+  input: { userId: number; visibility: Visibility; filters: CorrelationFilters; page: { limit: number; offset: number } },
 ): Promise<{ count: number; results: CorrelationObject[] }> {
-  const query = visibleCorrelations(db, input.userId, input.visibility)
-    .select(db.raw('count(*) over () as total'))
-    .whereRaw('c.date = (select max(w.date) from derived_weeks w where w.user_id = ?)', [input.userId]);
-  if (input.filters.strong) query.whereRaw('abs(c.value) >= ?', [STRONG_R]);
-  if (input.filters.confident) query.where('c.stars', 5);
-  const name = input.filters.attribute;
-  if (name !== undefined) {
-    query.where(function involves() {
-      this.where('a1.name', name).orWhere('a2.name', name);
-    });
-  }
-  query.orderByRaw('abs(c.value) desc, a1.name, a2.name, c."offset" desc').limit(input.page.limit).offset(Math.min(input.page.offset, MAX_OFFSET));
-  const rows = await DeferredCheck.read<Row>(db, query, input.check, 'date');
+  const { filters, userId } = input;
+  const name = filters.attribute;
+  const rows = await db.read<Row>(sql`${visibleCorrelations(
+    userId,
+    input.visibility,
+    sql`and c.date = (select max(w.date) from derived_weeks w where w.user_id = ${userId})
+   ${filters.strong ? sql`and abs(c.value) >= ${STRONG_R}::float8` : empty}
+   ${filters.confident ? sql`and c.stars = 5` : empty}
+   ${name === undefined ? empty : sql`and (a1.name = ${name} or a2.name = ${name})`}`,
+    sql`, count(*) over () as total`,
+  )}
+ order by abs(c.value) desc, a1.name, a2.name, c."offset" desc
+ limit ${input.page.limit}::bigint offset ${Math.min(input.page.offset, MAX_OFFSET)}::bigint`);
   return { count: rows[0]?.total ?? 0, results: rows.map(correlationObject) };
 }
 
@@ -136,11 +113,14 @@ export async function findCorrelationCombo(
   input: { userId: number; visibility: Visibility; attribute: string; attribute2: string },
 ): Promise<CorrelationObject | undefined> {
   const { attribute, attribute2 } = input;
-  const row: Row | undefined = await visibleCorrelations(db, input.userId, input.visibility)
-    .where(function eitherOrder() {
-      this.where({ 'a1.name': attribute, 'a2.name': attribute2 }).orWhere({ 'a1.name': attribute2, 'a2.name': attribute });
-    })
-    .orderByRaw('c.date desc, abs(c.value) desc, c."offset" desc')
-    .first();
+  const [row] = await rows<Row>(
+    db,
+    sql`${visibleCorrelations(
+      input.userId,
+      input.visibility,
+      sql`and ((a1.name = ${attribute} and a2.name = ${attribute2}) or (a1.name = ${attribute2} and a2.name = ${attribute}))`,
+    )}
+ order by c.date desc, abs(c.value) desc, c."offset" desc limit 1`,
+  );
   return row ? correlationObject(row) : undefined;
 }

@@ -1,14 +1,17 @@
 /**
  * Insights as the API lists them (analytics/insights computes and stores them): filters,
- * visibility by the insight's attribute, newest first, and the spec's Insight object.
+ * visibility by the insight's attribute, newest first, and the v2 document's Insight object.
  */
+import { knexRaw, raw, sql } from '../../db/sql';
+import { localDateIn } from '../time';
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
+import { VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue-value-types';
+import type { GroupName } from '../../db/catalogue-groups';
 import { MAX_OFFSET } from '../tracking/values';
 import { whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
-/** The spec's Insight (version 2). */
+/** The Insight of the v2 document (openapi/v2/schemas/Insight.yaml). */
 export type InsightObject = components['schemas']['Insight'];
 
 /** The text fields only version 1's Insight carries. */
@@ -55,7 +58,7 @@ interface Row {
   total: number;
 }
 
-/** ISO 8601 in UTC, to the second, as the spec's examples write it. */
+/** ISO 8601 in UTC, to the second, as the v2 document's examples write it (openapi/v2/schemas/Insight.yaml). */
 function utcDateTime(at: Date): string {
   return at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
@@ -125,8 +128,9 @@ export async function listInsightEntries(db: Knex, input: ListInsightsInput): Pr
   whereVisible(query, input.visibility);
   const { attribute, dateMin, dateMax, priority } = input.filters;
   if (attribute !== undefined) query.where('a.name', attribute);
-  if (dateMin) query.whereRaw('(i.created at time zone u.timezone)::date >= ?::date', [dateMin]);
-  if (dateMax) query.whereRaw('(i.created at time zone u.timezone)::date <= ?::date', [dateMax]);
+  const createdOn = localDateIn(raw('i.created'), raw('u.timezone'));
+  if (dateMin) query.whereRaw(...knexRaw(sql`${createdOn} >= ${dateMin}::date`));
+  if (dateMax) query.whereRaw(...knexRaw(sql`${createdOn} <= ${dateMax}::date`));
   if (priority !== undefined) query.where('i.priority', priority);
   const rows: Row[] = await query
     .orderBy([

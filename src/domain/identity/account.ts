@@ -7,7 +7,7 @@
  * password hash, the simple token, a client secret or a token.
  */
 import type { Knex } from 'knex';
-import { VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue';
+import { VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue-value-types';
 import { listClientsOwnedBy } from '../apps-and-grants/clients';
 import { listConnectedApps } from '../apps-and-grants/connected-apps';
 import { findUserById } from './users';

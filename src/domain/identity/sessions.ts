@@ -5,9 +5,9 @@
  * person can list their sessions and end the ones they do not recognise.
  */
 import type { Knex } from 'knex';
-import { hotQuery } from '../../db/knex';
+import { raw, rows, sql } from '../../db/sql';
 import { hashCredential, newSecret } from './credentials';
-import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
+import { COUNT_COLUMNS, countedCte, countOf, quotaKeyOf, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
 import { PROFILE_COLUMNS, profileOf, type AccountProfile } from './users';
 
 export const SESSION_COOKIE = 'daybook_session';
@@ -33,11 +33,8 @@ export async function createSession(db: Knex, userId: number, now: Date, userAge
   return id;
 }
 
-/** The user of a live session, or undefined. */
-const SESSION_AND_COUNT_SQL = `with s as (
-    select u.id, ${PROFILE_COLUMNS.map((column) => `u.${column}`).join(', ')} from sessions s join users u on u.id = s.user_id where s.id_hash = ? and s.expires_at > ? limit 1
-  ), ${countedCte('s', quotaKeySql('s.id'), 'true')}
-  select s.*, counted.points as quota_points, counted.expire as quota_expire from s left join counted on true`;
+/** The person's profile columns over `users u`. */
+const PROFILE = raw(PROFILE_COLUMNS.map((column) => `u.${column}`).join(', '));
 
 /**
  * The person of a live session and, in the same statement, the request counted against the
@@ -49,11 +46,13 @@ export async function findSessionUserAndCount(
   now: Date,
   quota: QuotaWindow,
 ): Promise<{ session?: { userId: number; username: string; profile: AccountProfile }; count?: QuotaCount }> {
-  const [row] = await hotQuery<AccountProfile & { id: number; quota_points: number | null; quota_expire: number | null }>(db, SESSION_AND_COUNT_SQL, [
-    hashCredential(id),
-    now,
-    ...countedBindings(quota),
-  ]);
+  const [row] = await rows<AccountProfile & { id: number; quota_points: number | null; quota_expire: number | null }>(
+    db,
+    sql`with s as (
+    select u.id, ${PROFILE} from sessions s join users u on u.id = s.user_id where s.id_hash = ${hashCredential(id)} and s.expires_at > ${now} limit 1
+  ), ${countedCte(raw('s'), quotaKeyOf(raw('s.id')), sql`true`, quota)}
+  select s.*, ${COUNT_COLUMNS} from s left join counted on true`,
+  );
   return row ? { session: { userId: row.id, username: row.username, profile: profileOf(row) }, count: countOf(row) } : {};
 }
 

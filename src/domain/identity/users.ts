@@ -1,7 +1,8 @@
 /** People: accounts, their profile fields and their simple token. */
 import type { Knex } from 'knex';
-import { hotQuery, PREPARED } from '../../db/knex';
-import { countedBindings, countedCte, countOf, quotaKeySql, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
+import { PREPARED } from '../../db/knex';
+import { COUNT_COLUMNS, countedCte, countOf, quotaKeyOf, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
+import { raw, rows, sql } from '../../db/sql';
 import { invalidInput } from '../errors';
 import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
 import { isValidTimeZone } from '../time';
@@ -162,10 +163,9 @@ export async function findUserByUsername(db: Knex, username: string): Promise<(U
     .first();
 }
 
-const SIMPLE_TOKEN_SQL = `select ${USER_COLUMNS.join(', ')}, xmin::text as user_version from users where simple_token_hash = ? limit 1`;
-
-const SIMPLE_TOKEN_AND_COUNT_SQL = `with u as (${SIMPLE_TOKEN_SQL}), ${countedCte('u', quotaKeySql('u.id'), 'true')}
-  select u.*, counted.points as quota_points, counted.expire as quota_expire from u left join counted on true`;
+/** The account of a simple token's hash, with the version of its row. */
+const simpleTokenAccount = (hash: string) =>
+  sql`select ${raw(USER_COLUMNS.join(', '))}, xmin::text as user_version from users where simple_token_hash = ${hash} limit 1`;
 
 type SimpleTokenRow = User & { user_version: string; quota_points?: number | null; quota_expire?: number | null };
 
@@ -179,9 +179,13 @@ export async function findUserBySimpleTokenAndCount(
   hash: string,
   quota?: QuotaWindow,
 ): Promise<{ user?: User; userVersion?: string; count?: QuotaCount }> {
-  const [row] = quota
-    ? await hotQuery<SimpleTokenRow>(db, SIMPLE_TOKEN_AND_COUNT_SQL, [hash, ...countedBindings(quota)])
-    : await hotQuery<SimpleTokenRow>(db, SIMPLE_TOKEN_SQL, [hash]);
+  const [row] = await rows<SimpleTokenRow>(
+    db,
+    quota
+      ? sql`with u as (${simpleTokenAccount(hash)}), ${countedCte(raw('u'), quotaKeyOf(raw('u.id')), sql`true`, quota)}
+  select u.*, ${COUNT_COLUMNS} from u left join counted on true`
+      : simpleTokenAccount(hash),
+  );
   if (!row) return {};
   const { quota_points: _points, quota_expire: _expire, user_version: userVersion, ...user } = row;
   return { user, userVersion, count: countOf(row) };

@@ -1,6 +1,6 @@
 /**
- * The person's own attribute settings (the spec's "user changes owner in the user's own account
- * settings"): who owns each attribute, handing it to another service able to handle it,
+ * The person's own attribute settings (docs/decisions.md, "What Daybook takes from the interface":
+ * the person chooses the owner too): who owns each attribute, handing it to another service able to handle it,
  * deactivating it, and version 1's per-attribute `private` flag.
  *
  * A service "able to handle" an attribute is the rule of docs/decisions.md ("Values and writes"), the same as the API's
@@ -9,7 +9,9 @@
  */
 import type { Knex } from 'knex';
 import { invalidInput, notFoundError } from '../errors';
-import { liveTokenCondition } from '../apps-and-grants/tokens';
+import { knexRaw, raw } from '../../db/sql';
+import { ableToHandle } from './able-services';
+import { ATTRIBUTE_ORDER } from './attribute-order';
 
 export interface ServiceRef {
   clientPk: number;
@@ -30,21 +32,12 @@ export interface AttributeSetting {
   candidates: ServiceRef[];
 }
 
-/** Services able to handle each of the person's attributes, keyed by attribute id, earliest acquirer first (as available_services). */
+/** Services able to handle each of the person's attributes (able-services.ts), keyed by attribute id, earliest acquirer first (as available_services). */
 async function capableServices(db: Knex, userId: number, now: Date): Promise<Map<number, ServiceRef[]>> {
   const rows = await db('attribute_services as s')
     .join('oauth_clients as c', 'c.id', 's.client_pk')
     .where('s.user_id', userId)
-    // Built-in services (manual tracking, demo data) need no token: they are always connected.
-    .where((q) =>
-      q.where('c.builtin', true).orWhereExists((t) =>
-        t
-          .select(db.raw('1'))
-          .from('tokens as t')
-          .whereRaw('t.user_id = s.user_id and t.client_pk = s.client_pk')
-          .whereRaw(liveTokenCondition(db, 't', now)),
-      ),
-    )
+    .whereRaw(...knexRaw(ableToHandle(raw('s'), raw('c'), now)))
     .orderBy([{ column: 's.acquired_at' }, { column: 'c.client_id' }])
     .select('s.attribute_id', 'c.id', 'c.client_id', 'c.name');
   const byAttribute = new Map<number, ServiceRef[]>();
@@ -62,7 +55,7 @@ export async function listAttributeSettings(db: Knex, userId: number, now: Date)
     .join('groups as g', 'g.name', 'a.group_name')
     .leftJoin('oauth_clients as c', 'c.id', 'a.owner_client_pk')
     .where('a.user_id', userId)
-    .orderBy([{ column: 'g.priority' }, { column: 'a.priority' }, { column: 'a.name' }])
+    .orderByRaw(...knexRaw(ATTRIBUTE_ORDER))
     .select(
       'a.id',
       'a.name',

@@ -1,6 +1,6 @@
 /**
  * A person's attributes as the API lists them: the filters, the visibility rule, the order, and the
- * spec's Attribute object (with `service` and `available_services`), plus the with-values variant.
+ * v2 document's Attribute object (with `service` and `available_services`), plus the with-values variant.
  *
  * Every list is one query: the page's rows carry a window count of all matching rows, and per-row
  * data (available services, the window of values) comes from correlated subqueries evaluated only
@@ -8,12 +8,16 @@
  */
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type GroupName, type ValueType } from '../../db/catalogue';
-import { readRows, type DeferredCheck } from '../apps-and-grants/recent-credentials';
+import { LOW_PRIORITY } from '../../db/catalogue-templates';
+import { VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue-value-types';
+import type { GroupName } from '../../db/catalogue-groups';
+import type { Database } from '../../db/database';
+import { empty, fragment, raw, sql, type Sql } from '../../db/sql';
 import { daysEndingAt } from '../time';
-import { liveTokenCondition } from '../apps-and-grants/tokens';
+import { availableServices } from './able-services';
+import { ATTRIBUTE_ORDER, attributeOrder } from './attribute-order';
 import { MAX_OFFSET, typedValue, type JsonValue, type ValueObject } from './values';
-import { VISIBLE_SQL, visibleBindings, type Visibility } from '../apps-and-grants/visibility';
+import { visibleTo, type Visibility } from '../apps-and-grants/visibility';
 
 /** A group embedded in an attribute or template. */
 export type GroupObject = components['schemas']['Group'];
@@ -21,10 +25,10 @@ export type GroupObject = components['schemas']['Group'];
 /** A service: an OAuth2 client's `client_id` as `name` and its name as `label`. */
 export type ServiceObject = components['schemas']['Service'];
 
-/** The spec's Attribute (version 2). */
+/** The Attribute of the v2 document (openapi/v2/schemas/Attribute.yaml). */
 export type AttributeObject = components['schemas']['Attribute'];
 
-/** The with-values variant: no `available_services` (the spec), a window of values instead. */
+/** The with-values variant: no `available_services` (openapi/v2/schemas/AttributeWithValues.yaml), a window of values instead. */
 export type AttributeWithValuesObject = components['schemas']['AttributeWithValues'];
 
 /** One row of `selectAttributes`. */
@@ -48,40 +52,9 @@ export interface AttributeRow {
   available_services: ServiceObject[];
 }
 
-/** The person's attributes with every column `attributeObject` needs except `available_services`. */
 /** The columns of an attribute row (AttributeRow but its services), over `attributes a`, `groups g` and `oauth_clients o`. */
-const ATTRIBUTE_COLUMNS = `a.id, a.user_id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
-       a.value_type, a.priority, a.manual, a.active, a.private, o.client_id as service_name, o.name as service_label`;
-
-function baseAttributes(db: Knex, userId: number): Knex.QueryBuilder {
-  return db('attributes as a')
-    .join('groups as g', 'g.name', 'a.group_name')
-    .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
-    .where('a.user_id', userId)
-    .select(db.raw(ATTRIBUTE_COLUMNS));
-}
-
-/**
- * `available_services` of the attribute row `alias` as a JSON array (docs/decisions.md, "Values and writes"): services that
- * acquired the attribute before and are still connected to the person, i.e. hold a live token
- * (`liveTokenCondition`: not revoked, not replaced by a refresh, not expired at `now`). Daybook's
- * built-in services (manual tracking, demo data) need no token, so they always count as
- * connected. Oldest acquisition first.
- */
-function availableServicesColumn(db: Knex, now: Date, alias: string): Knex.Raw {
-  return db.raw(
-    `coalesce((
-       select json_agg(json_build_object('name', c.client_id, 'label', c.name) order by s.acquired_at, c.client_id)
-       from attribute_services s
-       join oauth_clients c on c.id = s.client_pk
-       where s.user_id = ??.user_id and s.attribute_id = ??.id
-         and (c.builtin or exists (
-           select 1 from tokens t
-           where t.user_id = s.user_id and t.client_pk = s.client_pk and ?))
-     ), '[]'::json) as available_services`,
-    [alias, alias, liveTokenCondition(db, 't', now)],
-  );
-}
+const ATTRIBUTE_COLUMNS = raw(`a.id, a.user_id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
+       a.value_type, a.priority, a.manual, a.active, a.private, o.client_id as service_name, o.name as service_label`);
 
 /**
  * The base query for full attribute objects of one person, as `attributes as a` (so
@@ -89,7 +62,11 @@ function availableServicesColumn(db: Knex, now: Date, alias: string): Knex.Raw {
  * as the write endpoints' `success_objects`; the paged lists below select the same columns.
  */
 export function selectAttributes(db: Knex, userId: number, now: Date): Knex.QueryBuilder {
-  return baseAttributes(db, userId).select(availableServicesColumn(db, now, 'a'));
+  return db('attributes as a')
+    .join('groups as g', 'g.name', 'a.group_name')
+    .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
+    .where('a.user_id', userId)
+    .select(fragment(db, sql`${ATTRIBUTE_COLUMNS}, ${availableServices(raw('a'), now)} as available_services`));
 }
 
 /** The embedded Group from a row's `group_name`, `group_label`, `group_priority` (groups are rows of the catalogue). */
@@ -97,7 +74,7 @@ export function groupObject(row: { group_name: string; group_label: string; grou
   return { name: row.group_name as GroupName, label: row.group_label, priority: row.group_priority };
 }
 
-/** The spec's Attribute from a row of `selectAttributes`. */
+/** The v2 document's Attribute from a row of `selectAttributes`. */
 export function attributeObject(row: AttributeRow): AttributeObject {
   return {
     template: row.template_name,
@@ -144,82 +121,47 @@ export interface Page<T> {
 }
 
 /**
- * One page of matching attribute rows, ordered, with `total`: a window count of every matching row
- * (a page past the end has no rows and so no total; callers need one only for page 1, where no
- * rows means 0). Per-row extras are selected around it (as `p`), so they are computed for the page
- * only. Fixed text whatever the filters (a hot read, prepared once per connection): a filter that
- * is absent binds null (or false) and its condition holds for every row; the person's index
- * narrows the rows to their few dozen attributes before any of these conditions is tested. Filters
- * combine with AND; an empty name list matches nothing. The order of every attribute list: group
- * priority, attribute priority, name (names are unique per person, so paging never repeats or skips).
+ * One page of matching attribute rows, in the list order (attribute-order.ts), with `total`: a
+ * window count of every matching row (a page past the end has no rows and so no total; callers
+ * need one only for page 1, where no rows means 0). Per-row extras are selected around it (as `p`),
+ * so they are computed for the page only. Each filter given adds its condition (filters combine
+ * with AND; an empty name list matches nothing); each combination of filters is a statement text
+ * of its own, prepared once per connection. The person's index narrows the rows to their few dozen
+ * attributes before any condition is tested.
  */
-const PAGE_SQL = `select ${ATTRIBUTE_COLUMNS}, count(*) over () as total
+function attributePage(userId: number, visibility: Visibility, filters: AttributeFilters, page: PageWindow): Sql {
+  const f = filters;
+  return sql`select ${ATTRIBUTE_COLUMNS}, count(*) over () as total
   from attributes a join groups g on g.name = a.group_name left join oauth_clients o on o.id = a.owner_client_pk
- where a.user_id = ? and ${VISIBLE_SQL}
-   and (?::text[] is null or a.group_name = any(?::text[]))
-   and (?::text[] is null or a.name = any(?::text[]))
-   and (?::text[] is null or a.template_name = any(?::text[]))
-   and (not ?::boolean or a.template_name is not null)
-   and (?::boolean is null or a.manual = ?::boolean)
-   and (?::boolean or a.active)
-   and (?::boolean or a.priority < ${LOW_PRIORITY})
-   and (?::bigint is null or a.owner_client_pk = ?::bigint)
- order by g.priority, a.priority, a.name
- limit ? offset ?`;
-
-/** PAGE_SQL's bindings, in its order. `filters.ownerClientPk` null (nothing to list) is the caller's to answer. */
-function pageBindings(userId: number, visibility: Visibility, filters: AttributeFilters, page: PageWindow): unknown[] {
-  const list = (names: readonly string[] | undefined) => (names ? [...names] : null);
-  return [
-    userId,
-    ...visibleBindings(visibility),
-    ...[list(filters.groups), list(filters.groups)],
-    ...[list(filters.names), list(filters.names)],
-    ...[list(filters.templates), list(filters.templates)],
-    Boolean(filters.excludeCustom),
-    ...[filters.manual ?? null, filters.manual ?? null],
-    Boolean(filters.includeInactive),
-    Boolean(filters.includeLowPriority),
-    ...[filters.ownerClientPk ?? null, filters.ownerClientPk ?? null],
-    page.limit,
-    Math.min(page.offset, MAX_OFFSET),
-  ];
+ where a.user_id = ${userId} and ${visibleTo(visibility, raw('a'))}
+   ${f.groups ? sql`and a.group_name = any(${[...f.groups]}::text[])` : empty}
+   ${f.names ? sql`and a.name = any(${[...f.names]}::text[])` : empty}
+   ${f.templates ? sql`and a.template_name = any(${[...f.templates]}::text[])` : empty}
+   ${f.excludeCustom ? sql`and a.template_name is not null` : empty}
+   ${f.manual === undefined ? empty : sql`and a.manual = ${f.manual}::boolean`}
+   ${f.includeInactive ? empty : sql`and a.active`}
+   ${f.includeLowPriority ? empty : sql`and a.priority < ${LOW_PRIORITY}::integer`}
+   ${f.ownerClientPk === undefined || f.ownerClientPk === null ? empty : sql`and a.owner_client_pk = ${f.ownerClientPk}::bigint`}
+ order by ${ATTRIBUTE_ORDER}
+ limit ${page.limit}::bigint offset ${Math.min(page.offset, MAX_OFFSET)}::bigint`;
 }
 
 /** The list order again, on the page subquery `p` (a subquery's ORDER BY does not bind the outer query). */
-const PAGE_ORDER = 'order by p.group_priority, p.priority, p.name';
-
-/** `available_services` (availableServicesColumn) of the page row `p`, in fixed text; binds the time once. */
-const PAGE_SERVICES = `coalesce((
-       select json_agg(json_build_object('name', c.client_id, 'label', c.name) order by s.acquired_at, c.client_id)
-         from attribute_services s join oauth_clients c on c.id = s.client_pk
-        where s.user_id = p.user_id and s.attribute_id = p.id
-          and (c.builtin or exists (
-            select 1 from tokens t
-             where t.user_id = s.user_id and t.client_pk = s.client_pk
-               and t.revoked_at is null and t.replaced_at is null and coalesce(t.refresh_expires_at, t.access_expires_at) > ?::timestamptz))
-     ), '[]'::json) as available_services`;
-
-const LIST_SQL = `select p.*, ${PAGE_SERVICES} from (${PAGE_SQL}) as p ${PAGE_ORDER}`;
-
-const WITH_VALUES_SQL = `select p.*, coalesce((
-       select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
-         from attribute_values v
-        where v.user_id = p.user_id and v.attribute_id = p.id and v.date between ? and ?
-     ), '[]'::json) as stored_values
-  from (${PAGE_SQL}) as p ${PAGE_ORDER}`;
+const PAGE_ORDER = attributeOrder(raw('p.group_priority'), raw('p.priority'), raw('p.name'));
 
 /**
  * A page of the person's attributes that `visibility` shows and `filters` keep, as Attribute
  * objects, in the list order. One query. Filters combine with AND.
  */
 export async function listAttributes(
-  db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date; check?: DeferredCheck },
+  db: Database,
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date },
 ): Promise<Page<AttributeObject>> {
   if (input.filters.ownerClientPk === null) return { count: 0, results: [] };
-  const bindings = [input.now, ...pageBindings(input.userId, input.visibility, input.filters, input.page)];
-  const rows = await readRows<AttributeRow & { total: number }>(db, LIST_SQL, bindings, input.check, 'id');
+  const rows = await db.read<AttributeRow & { total: number }>(
+    sql`select p.*, ${availableServices(raw('p'), input.now)} as available_services
+  from (${attributePage(input.userId, input.visibility, input.filters, input.page)}) as p order by ${PAGE_ORDER}`,
+  );
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
 }
 
@@ -238,8 +180,8 @@ export interface AttributeRowWithValues {
  * filled in here.
  */
 export async function listAttributeRowsWithValues(
-  db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page?: PageWindow; dateMax: string; days: number; check?: DeferredCheck },
+  db: Database,
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page?: PageWindow; dateMax: string; days: number },
 ): Promise<Page<AttributeRowWithValues>> {
   const dates = daysEndingAt(input.dateMax, input.days);
   const named = input.filters.names !== undefined || input.filters.templates !== undefined;
@@ -249,13 +191,13 @@ export async function listAttributeRowsWithValues(
     includeLowPriority: input.filters.includeLowPriority ?? named,
   };
   if (filters.ownerClientPk === null) return { count: 0, results: [] };
-  const bindings = [
-    dates[dates.length - 1],
-    dates[0],
-    ...pageBindings(input.userId, input.visibility, filters, input.page ?? { limit: MAX_OFFSET, offset: 0 }),
-  ];
   type Row = Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> };
-  const rows = await readRows<Row>(db, WITH_VALUES_SQL, bindings, input.check, 'id');
+  const rows = await db.read<Row>(sql`select p.*, coalesce((
+       select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
+         from attribute_values v
+        where v.user_id = p.user_id and v.attribute_id = p.id and v.date between ${dates[dates.length - 1]}::date and ${dates[0]}::date
+     ), '[]'::json) as stored_values
+  from (${attributePage(input.userId, input.visibility, filters, input.page ?? { limit: MAX_OFFSET, offset: 0 })}) as p order by ${PAGE_ORDER}`);
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map(({ total: _total, stored_values: stored, ...row }) => {
@@ -267,8 +209,8 @@ export async function listAttributeRowsWithValues(
 
 /** A page of attributes with values (`listAttributeRowsWithValues`) as v2 with-values objects. */
 export async function listAttributesWithValues(
-  db: Knex,
-  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; dateMax: string; days: number; check?: DeferredCheck },
+  db: Database,
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; dateMax: string; days: number },
 ): Promise<Page<AttributeWithValuesObject>> {
   const page = await listAttributeRowsWithValues(db, input);
   return {

@@ -1,7 +1,8 @@
 /**
- * What a custom tag is, in one place (docs/decisions.md, "Custom tags"). The spec: "Custom tags are
- * user-defined integer (type 0) attributes in the custom group" and "to list a day's tags: take the
- * custom-group attributes with priority 2 or higher and value 1". Both conditions together make a
+ * What a custom tag is, in one place (docs/decisions.md, "Custom tags"). The v2 document ("Custom
+ * tags"): "Custom tags are integer (type 0) attributes in the `custom` group with priority 2 or
+ * higher"; "to list a day's tags, take the custom attributes with priority 2 or higher whose value
+ * is 1". Both conditions together make a
  * tag: a boolean (type 7) of the custom group is an ordinary attribute, not a tag, for the writes
  * (the day's custom text) and for the statistics alike.
  */

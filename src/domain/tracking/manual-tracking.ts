@@ -7,7 +7,8 @@
  * day's custom text.
  */
 import type { Knex } from 'knex';
-import { MANUAL_SERVICE } from '../../db/catalogue';
+import { poolDatabase } from '../../db/database';
+import { MANUAL_SERVICE } from '../../db/catalogue-services';
 import { accessFor, WRITE_SCOPES } from '../apps-and-grants/scopes';
 import { localDate } from '../time';
 import type { BatchResult, FailedItem } from './writes/batch';
@@ -72,7 +73,7 @@ export interface ValueByHand {
 export async function setValuesByHand(db: Knex, person: { id: number; timezone: string }, values: ValueByHand[], now: Date): Promise<ManualResult[]> {
   const context = await manualContext(db, person, now);
   const items = values.map((v) => ({ name: v.name, date: v.date, value: v.value }));
-  const result = await updateValues(db, context, items);
+  const result = await updateValues(poolDatabase(db), context, items);
   // An update's success is the item sent; the failures come in the order sent, after their own kind.
   const failures = result.failed[Symbol.iterator]();
   return items.map((item) => (result.success.includes(item) ? { ok: true, name: item.name } : { ok: false, problem: problemOf(failures.next().value!) }));

@@ -4,11 +4,12 @@
  */
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { LOW_PRIORITY, VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue';
+import { LOW_PRIORITY } from '../../db/catalogue-templates';
+import { VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue-value-types';
 import { groupObject, type Page, type PageWindow } from './attributes';
 import { MAX_OFFSET } from './values';
 
-/** The spec's attribute template. */
+/** The attribute template of the v2 document (openapi/v2/schemas/AttributeTemplate.yaml). */
 export type TemplateObject = components['schemas']['AttributeTemplate'];
 
 interface TemplateRow {

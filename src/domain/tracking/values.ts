@@ -6,17 +6,16 @@
  */
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { DeferredCheck } from '../apps-and-grants/recent-credentials';
-import { isIntegerValueType, isTextValueType } from '../../db/catalogue';
-import { hotQuery } from '../../db/knex';
+import type { Database } from '../../db/database';
+import { raw, sql } from '../../db/sql';
+import { isIntegerValueType, isTextValueType } from '../../db/catalogue-value-types';
 import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from '../time';
-import type { Visibility } from '../apps-and-grants/visibility';
-import { visibleBindings, VISIBLE_SQL, whereVisible } from '../apps-and-grants/visibility';
+import { visibleTo, whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
 /** A value as the API shows it. */
 export type JsonValue = components['schemas']['ValueValue'];
 
-/** One day's value of one attribute (the spec's Value). */
+/** One day's value of one attribute (openapi/common/schemas/Value.yaml). */
 export type ValueObject = components['schemas']['Value'];
 
 /** `value_num` may arrive as a JS number (pg) or inside JSON, where Postgres spells NaN/Infinity as strings. */
@@ -55,8 +54,6 @@ export interface ListValuesInput {
   dateMax: string;
   limit: number;
   offset: number;
-  /** The request's deferred credentials' recheck and count, taken into this read's statement. */
-  check?: DeferredCheck;
 }
 
 /** Postgres' OFFSET is a bigint; a page number past this is past the end of any list anyway. */
@@ -71,42 +68,30 @@ export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
  * (a page past the end has no rows and so no total; the caller only needs one for page 1, where
  * no rows means 0).
  */
-export async function listValues(db: Knex, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
+export async function listValues(db: Database, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
   type Row = { date: string; value_num: number | null; value_text: string | null; value_type: number; total: number };
-  const bindings = [
-    input.dateMax,
-    input.dateMax,
-    input.limit,
-    Math.min(input.offset, MAX_OFFSET),
-    input.userId,
-    input.attribute,
-    ...visibleBindings(input.visibility),
-  ];
-  const rows = input.check ? await input.check.readChecked<Row>(db, LIST_VALUES_SQL, bindings, 'date') : await hotQuery<Row>(db, LIST_VALUES_SQL, bindings);
+  const rows = await db.read<Row>(sql`select v.date, v.value_num, v.value_text, a.value_type, n.total
+  from attributes a
+  cross join lateral (
+    select count(*) as total from attribute_values c
+     where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= ${input.dateMax}::date
+  ) as n
+  cross join lateral (
+    select v.date, v.value_num, v.value_text from attribute_values v
+     where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ${input.dateMax}::date
+     order by v.date desc limit ${input.limit}::bigint offset ${Math.min(input.offset, MAX_OFFSET)}::bigint
+  ) as v
+ where a.user_id = ${input.userId} and a.name = ${input.attribute} and ${visibleTo(input.visibility, raw('a'))}
+ order by v.date desc`);
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
   };
 }
 
-/** listValues' one statement, of fixed text (a hot read: prepared once per connection). */
-const LIST_VALUES_SQL = `select v.date, v.value_num, v.value_text, a.value_type, n.total
-  from attributes a
-  cross join lateral (
-    select count(*) as total from attribute_values c
-     where c.user_id = a.user_id and c.attribute_id = a.id and c.date <= ?
-  ) as n
-  cross join lateral (
-    select v.date, v.value_num, v.value_text from attribute_values v
-     where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ?
-     order by v.date desc limit ? offset ?
-  ) as v
- where a.user_id = ? and a.name = ? and ${VISIBLE_SQL}
- order by v.date desc`;
-
 /**
- * Version 1's list of one attribute's values (the spec's general rule 5: "version 1 lists every
- * day in a range, with null for days without data"): one entry per day, newest first, from
+ * Version 1's list of one attribute's values (the v1 document, "Units, dates and values": "version 1
+ * lists every day of a range, with `null` for the days without data"): one entry per day, newest first, from
  * `dateMax` back to the attribute's first day of data, `null` on the days between without data.
  * The range starts at the first stored value because before it there is nothing to list (and no
  * start date a client could ask for); `count` is the number of days in the range, 0 when the

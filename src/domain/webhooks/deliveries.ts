@@ -1,6 +1,6 @@
 /**
  * Deliveries: what each attempt got, when an endpoint is disabled, what the app page lists, and
- * re-sending (docs/webhooks.md, "Delivery").
+ * re-sending (docs/webhooks.md, "From a change to a delivery").
  */
 import type { Knex } from 'knex';
 import type { WebhookEndpoint } from './endpoints';

@@ -1,5 +1,5 @@
 /**
- * Standard Webhooks signatures (https://www.standardwebhooks.com/): the signed content is
+ * Standard Webhooks signatures (docs/webhooks.md, "Signatures"): the signed content is
  * `<webhook-id>.<webhook-timestamp>.<body>`, the key is the base64 part of the secret after
  * `whsec_`, the signature `v1,<base64 HMAC-SHA256>`; several signatures (during a secret rotation)
  * are separated by spaces.

@@ -7,7 +7,7 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { TEMPLATES_BY_NAME } from '../../db/catalogue';
+import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listAverages } from '../../domain/derived/averages';
 import { listCorrelations } from '../../domain/derived/correlations';
@@ -27,7 +27,7 @@ import { displayUnit, formatValue } from '../values';
 import { EVERYTHING, personOf } from './data';
 import { weekdayTable } from './weekday-table';
 
-/** The spans the chart offers, in days (the issue: 30, 90 and 365). */
+/** The spans the chart offers, in days (docs/pages.md, "Charts": 30, 90 and 365). */
 const SPANS = [30, 90, 365] as const;
 const LONGEST = 365;
 
@@ -54,7 +54,7 @@ function median(values: number[]): number | undefined {
 
 /** One attribute with `days` days of values up to `dateMax`, or undefined when the person has none of that name. */
 async function attributeDays(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues | undefined> {
-  const { results } = await listAttributeRowsWithValues(deps.db, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
+  const { results } = await listAttributeRowsWithValues(deps.database, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
   return results[0];
 }
 
@@ -87,7 +87,7 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
       filters: { names: [name], sets: 'latest-per-attribute' },
       page: { limit: 1, offset: 0 },
     });
-    const correlations = await listCorrelations(deps.db, {
+    const correlations = await listCorrelations(deps.database, {
       userId: person.id,
       visibility: EVERYTHING,
       filters: { attribute: name },

@@ -9,7 +9,8 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { MANUAL_SERVICE, TEMPLATES_BY_NAME } from '../../db/catalogue';
+import { MANUAL_SERVICE } from '../../db/catalogue-services';
+import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listInsightEntries, type InsightEntry } from '../../domain/derived/insights';
 import { setValuesByHand } from '../../domain/tracking/manual-tracking';
@@ -143,7 +144,13 @@ interface DayPageOptions {
 async function dayPage(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, options: DayPageOptions = {}): Promise<void> {
   const nav = navFor(session, deps.now());
   const today = localDate(deps.now(), person.timezone);
-  const { results } = await listAttributeRowsWithValues(deps.db, { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS });
+  const { results } = await listAttributeRowsWithValues(deps.database, {
+    userId: person.id,
+    visibility: EVERYTHING,
+    filters: {},
+    dateMax: date,
+    days: SPARK_DAYS,
+  });
   const insights = await listInsightEntries(deps.db, {
     userId: person.id,
     visibility: EVERYTHING,
@@ -188,7 +195,13 @@ ${insightGroups(insights.results, date, person.timezone)}
  * (docs/pages.md, "The day's form").
  */
 async function saveDay(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, form: Record<string, unknown>): Promise<void> {
-  const { results } = await listAttributeRowsWithValues(deps.db, { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS });
+  const { results } = await listAttributeRowsWithValues(deps.database, {
+    userId: person.id,
+    visibility: EVERYTHING,
+    filters: {},
+    dateMax: date,
+    days: SPARK_DAYS,
+  });
   const mine = results.filter((row) => row.row.service_name === MANUAL_SERVICE.name);
   const reading = readDayForm(form, mine, date);
   if (reading.problems.size > 0) {

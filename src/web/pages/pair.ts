@@ -23,7 +23,7 @@ import { EVERYTHING, personOf } from './data';
 const SPANS = [30, 90, 365] as const;
 
 async function oneAttribute(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues> {
-  const { results } = await listAttributeRowsWithValues(deps.db, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
+  const { results } = await listAttributeRowsWithValues(deps.database, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
   if (!results[0]) throw notFound(`You have no attribute named ${name}.`);
   return results[0];
 }

@@ -6,7 +6,7 @@
  */
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
-import { VALUE_TYPES } from '../../db/catalogue';
+import { VALUE_TYPES } from '../../db/catalogue-value-types';
 import { attributeLabels } from '../../domain/tracking/attributes';
 import { listAverages } from '../../domain/derived/averages';
 import { listCorrelations } from '../../domain/derived/correlations';
@@ -33,7 +33,7 @@ export function patternPages(router: Router, deps: Deps): void {
       if (!session) return;
       const strong = flagOf(ctx.query.strong) === true;
       const confident = flagOf(ctx.query.confident) === true;
-      const correlations = await listCorrelations(deps.db, {
+      const correlations = await listCorrelations(deps.database, {
         userId: session.userId,
         visibility: EVERYTHING,
         filters: { strong, confident },

@@ -1,5 +1,5 @@
 /** Scope checkboxes (the app form) and scope lists in words (consent, apps, connected apps). */
-import { GROUPS } from '../../db/catalogue';
+import { GROUPS } from '../../db/catalogue-groups';
 import { describeScope } from '../../domain/apps-and-grants/scopes';
 import { html, type Html } from '../html';
 

@@ -6,7 +6,10 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { GROUPS, MANUAL_SERVICE, TEMPLATES, VALUE_TYPE_DESCRIPTIONS, VALUE_TYPES } from '../../db/catalogue';
+import { GROUPS } from '../../db/catalogue-groups';
+import { MANUAL_SERVICE } from '../../db/catalogue-services';
+import { TEMPLATES } from '../../db/catalogue-templates';
+import { VALUE_TYPE_DESCRIPTIONS, VALUE_TYPES } from '../../db/catalogue-value-types';
 import { listAttributes } from '../../domain/tracking/attributes';
 import { trackByHand, type TrackRequest } from '../../domain/tracking/manual-tracking';
 import type { Session } from '../../domain/identity/sessions';
@@ -74,7 +77,7 @@ ${byHand.length > 0 ? html`<p>You track by hand: ${byHand.map((a, i) => html`${i
 /**
  * The kinds of value a person can choose for something of their own, in their words, with the
  * value type each stands for (docs/pages.md, "Tracking something new"). A tag is an integer in
- * the custom tags group (the spec's tags).
+ * the custom tags group (docs/decisions.md, "Custom tags").
  */
 const VALUE_KINDS = [
   { kind: 'tag', words: 'A yes/no tag', valueType: VALUE_TYPES.integer, group: 'custom' },
@@ -90,7 +93,13 @@ const VALUE_KINDS = [
 /** The person's active attributes (to mark what is already tracked). */
 async function trackedAttributes(deps: Deps, userId: number) {
   return (
-    await listAttributes(deps.db, { userId, visibility: EVERYTHING, filters: { includeLowPriority: true }, page: { limit: 1000, offset: 0 }, now: deps.now() })
+    await listAttributes(deps.database, {
+      userId,
+      visibility: EVERYTHING,
+      filters: { includeLowPriority: true },
+      page: { limit: 1000, offset: 0 },
+      now: deps.now(),
+    })
   ).results;
 }
 

@@ -5,7 +5,7 @@
  */
 import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
 import { makeClient, makeToken, makeUser } from '../../support/fixtures';
-import { loadBundle } from '../../../src/http/openapi';
+import { loadBundle } from '../../../src/http/backends';
 
 let app: TestApp;
 let token: string;

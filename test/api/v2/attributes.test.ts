@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../../support/fixtures';
 import { addAttribute, addAttributes, addAvailableService, countQueries } from '../../support/seed';
-import { MANUAL_SERVICE } from '../../../src/db/catalogue';
+import { MANUAL_SERVICE } from '../../../src/db/catalogue-services';
 import type { User } from '../../../src/domain/identity/users';
 import type { OAuthClient } from '../../../src/domain/apps-and-grants/clients';
 

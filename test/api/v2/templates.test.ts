@@ -1,6 +1,8 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { makeClient, makeToken, makeUser } from '../../support/fixtures';
-import { GROUPS, LOW_PRIORITY, TEMPLATES, VALUE_TYPE_DESCRIPTIONS, type TemplateDef } from '../../../src/db/catalogue';
+import { GROUPS } from '../../../src/db/catalogue-groups';
+import { LOW_PRIORITY, TEMPLATES, type TemplateDef } from '../../../src/db/catalogue-templates';
+import { VALUE_TYPE_DESCRIPTIONS } from '../../../src/db/catalogue-value-types';
 
 let app: TestApp;
 let simpleToken: string;

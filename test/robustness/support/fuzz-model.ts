@@ -12,8 +12,8 @@
  */
 import fc from 'fast-check';
 import { sample } from 'openapi-sampler';
-import { loadBundle, type ApiName } from '../../../src/http/openapi';
-import { GROUP_NAMES } from '../../../src/db/catalogue';
+import { loadBundle, type ApiName } from '../../../src/http/backends';
+import { GROUP_NAMES } from '../../../src/db/catalogue-groups';
 import { BODY_LIMIT_BYTES } from '../../../src/http/body';
 import type { RawRequest } from './raw-http';
 

@@ -144,7 +144,7 @@ export async function inBatchTransaction<T>(db: Knex, work: (trx: Knex.Transacti
   }
 }
 
-/** Fails with `missing_field` naming the item's index and every missing field (the spec's message). */
+/** Fails with `missing_field` naming the item's index and every missing field (openapi/common/schemas/BatchErrorCode.yaml). */
 export function requireFields(item: Item, index: number, fields: string[]): void {
   const missing = fields.filter((field) => !(field in item));
   if (missing.length > 0) {

@@ -4,8 +4,8 @@
  * or manual attributes with `manual_write`. Checks use the attribute's current group.
  */
 import type { Knex } from 'knex';
-import type { DeferredCheck } from '../../apps-and-grants/recent-credentials';
-import { hotQuery, PREPARED, sqlArray } from '../../../db/knex';
+import type { Database } from '../../../db/database';
+import { inTransaction, raw, sql, type Sql } from '../../../db/sql';
 import type { Access } from '../../apps-and-grants/scopes';
 import { ItemError } from './batch';
 
@@ -17,11 +17,6 @@ export interface WriteContext {
   now: Date;
   /** The person's today, for increments without a date. */
   today: string;
-  /**
-   * The request's deferred credentials' recheck and count (http/auth.ts), for value writes only:
-   * taken into the one-statement write, or run alone before the locked path's transaction.
-   */
-  check?: DeferredCheck;
 }
 
 /** The attribute columns the write rules need. */
@@ -62,10 +57,10 @@ export function requireWriteScope(access: Access, attribute: { name: string; gro
 export type AttributeLock = 'share' | 'update';
 
 /** The person's attributes among `names`, by name, read without locks (the one-statement path checks them again). */
-export async function readAttributes(db: Knex, userId: number, names: Iterable<string>): Promise<Map<string, WritableAttribute>> {
+export async function readAttributes(db: Database, userId: number, names: Iterable<string>): Promise<Map<string, WritableAttribute>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
-  return byName(await hotQuery<WritableAttribute>(db, attributesSql(''), [userId, sqlArray(wanted)]));
+  return byName(await db.read<WritableAttribute>(attributesNamed(userId, wanted, sql``)));
 }
 
 /**
@@ -81,12 +76,12 @@ export async function lockAttributes(
 ): Promise<Map<string, WritableAttribute>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
-  const { rows } = await trx.raw(attributesSql(mode === 'share' ? ' for share' : ' for update'), [userId, sqlArray(wanted)]).options(PREPARED);
-  return byName(rows as WritableAttribute[]);
+  return byName(await inTransaction<WritableAttribute>(trx, attributesNamed(userId, wanted, mode === 'share' ? sql` for share` : sql` for update`)));
 }
 
-/** The person's attributes among `?::text[]` in id order, then `lock`. */
-const attributesSql = (lock: string) => `select ${WRITABLE_COLUMNS.join(', ')} from attributes where user_id = ? and name = any(?::text[]) order by id${lock}`;
+/** The person's attributes named `names`, in id order, then `lock`. */
+const attributesNamed = (userId: number, names: string[], lock: Sql) =>
+  sql`select ${raw(WRITABLE_COLUMNS.join(', '))} from attributes where user_id = ${userId} and name = any(${names}::text[]) order by id${lock}`;
 
 const byName = (rows: WritableAttribute[]) => new Map(rows.map((row) => [row.name, row]));
 
@@ -112,12 +107,10 @@ export async function rememberServices(
 ): Promise<void> {
   const ids = [...new Set(attributeIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;
-  await trx
-    .raw(
-      `insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
-       select ?, id, ?, ? from unnest(?::bigint[]) as id order by id
+  await inTransaction(
+    trx,
+    sql`insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
+       select ${context.userId}, id, ${context.clientPk}, ${context.now}::timestamptz from unnest(${ids}::bigint[]) as id order by id
        on conflict (user_id, attribute_id, client_pk) do update set acquired_at = excluded.acquired_at`,
-      [context.userId, context.clientPk, context.now, sqlArray(ids)],
-    )
-    .options(PREPARED);
+  );
 }

@@ -7,7 +7,8 @@
  */
 import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
-import { GROUP_NAMES, TEMPLATES_BY_NAME } from '../../../db/catalogue';
+import { GROUP_NAMES } from '../../../db/catalogue-groups';
+import { TEMPLATES_BY_NAME } from '../../../db/catalogue-templates';
 import {
   type BatchResult,
   checkEach,
@@ -120,7 +121,7 @@ function alreadyExists(target: CreateTarget): ItemError {
 
 /**
  * `POST /api/2/attributes/create/`: items from a template, or a label, an existing group and a
- * value type (manual by default). Creating needs the attribute absent (the spec's state table): a
+ * value type (manual by default). Creating needs the attribute absent (the v2 document's `createAttributes`): a
  * name the person already has, or one an earlier item of the batch takes, fails `already_exists`.
  * One insert of every new attribute, one record of the services that can handle them.
  */

@@ -11,9 +11,10 @@
  * changing dayLockKey needs all instances stopped, not a rolling deploy.
  */
 import { ADVISORY_LOCKS } from '../../../db/advisory-locks';
+import { empty, sql, type Sql } from '../../../db/sql';
 
 /** Names the day locks among the database's two-key advisory locks (src/db/advisory-locks.ts). */
-export const DAY_LOCK_NAMESPACE = ADVISORY_LOCKS.dayLocks;
+const DAY_LOCK_NAMESPACE = ADVISORY_LOCKS.dayLocks;
 
 /**
  * The lock key of a person's day: 32-bit FNV-1a of "user|date", as a signed int4. (A cryptographic
@@ -32,17 +33,15 @@ export function dayLockKeys(userId: number, dates: Iterable<string>): number[] {
 }
 
 /**
- * SQL taking the day locks of `?::int[]` (ascending keys) in one go, as a CTE to put in front of
- * the statement that needs them: `with ${DAY_LOCKS_CTE} select … from day_locks, …` (bind the
- * namespace, then the keys). Its one row exists only once every lock is held.
+ * The day locks: a CTE `day_locks` taking the locks of `keys` (dayLockKeys: unique, ascending) in
+ * one go, to put in front of the statement that needs them (`… from day_locks, …`). Its one row
+ * exists only once every lock is held (`held`, the number taken).
  *
- * `after`: the locks are taken only once the CTE `after.cte` has its row and only when
- * `after.condition` holds for it (bound after the keys); otherwise none is taken and `held` is 0.
+ * `after`: the locks are taken only once the CTE `after.source` has its row and only when
+ * `after.condition` holds for it; otherwise none is taken and `held` is 0.
  */
-export function dayLocksCte(after?: { cte: string; condition: string }): string {
-  const from = after ? `${after.cte}, unnest(?::int[])` : 'unnest(?::int[])';
-  const where = after ? ` where ${after.condition}` : '';
-  return `day_locks as materialized (select count(pg_advisory_xact_lock(?::int, k.key)) as held from ${from} with ordinality as k(key, position)${where})`;
+export function dayLocks(keys: readonly number[], after?: { source: Sql; condition: Sql }): Sql {
+  const from = after ? sql`${after.source}, unnest(${keys}::int[])` : sql`unnest(${keys}::int[])`;
+  return sql`day_locks as materialized (
+    select count(pg_advisory_xact_lock(${DAY_LOCK_NAMESPACE}::int, k.key)) as held from ${from} with ordinality as k(key, position)${after ? sql` where ${after.condition}` : empty})`;
 }
-
-export const DAY_LOCKS_CTE = dayLocksCte();

@@ -1,5 +1,6 @@
 /**
- * Who owns an attribute: exactly one service at a time, or nobody. Follows the spec's state table:
+ * Who owns an attribute: exactly one service at a time, or nobody. Follows the v2 document's
+ * `acquireAttributes` and `releaseAttributes`:
  * acquire by template creates the attribute when the person lacks it; acquire by name takes it from
  * any other service or from nobody (no approval needed beyond the token's scopes); release by the
  * owner hands it to another connected service that can handle it, else makes it inactive; release
@@ -11,9 +12,10 @@
  * then one statement per kind of change.
  */
 import type { Knex } from 'knex';
-import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue';
+import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue-templates';
 import { PREPARED, sqlArray } from '../../../db/knex';
-import { liveTokenCondition } from '../../apps-and-grants/tokens';
+import { inTransaction, raw, sql } from '../../../db/sql';
+import { ableToHandle, lastConnected } from '../able-services';
 import {
   type BatchResult,
   checkEach,
@@ -166,30 +168,14 @@ export async function acquireAttributes(db: Knex, context: WriteContext, items: 
  */
 async function nextOwners(trx: Knex.Transaction, context: WriteContext, attributeIds: number[]): Promise<Map<number, number>> {
   if (attributeIds.length === 0) return new Map();
-  const rows: Array<{ attribute_id: number; client_pk: number }> = await trx
-    .select('ranked.attribute_id', 'ranked.client_pk')
-    .from(
-      trx('attribute_services as s')
-        .join('oauth_clients as c', 'c.id', 's.client_pk')
-        .leftJoin('tokens as t', function joinLiveTokens() {
-          this.on('t.user_id', 's.user_id')
-            .andOn('t.client_pk', 's.client_pk')
-            .andOn(liveTokenCondition(trx, 't', context.now));
-        })
-        .where('s.user_id', context.userId)
-        .whereIn('s.attribute_id', attributeIds)
-        .whereNot('s.client_pk', context.clientPk)
-        .where((connected) => connected.where('c.builtin', true).orWhereNotNull('t.id'))
-        .groupBy('s.attribute_id', 's.client_pk')
-        .select('s.attribute_id', 's.client_pk', trx.raw('max(t.created_at) as connected_at'))
-        .as('ranked'),
-    )
-    .distinctOn('ranked.attribute_id')
-    .orderBy([
-      { column: 'ranked.attribute_id' },
-      { column: 'ranked.connected_at', order: 'desc', nulls: 'last' },
-      { column: 'ranked.client_pk', order: 'desc' },
-    ]);
+  const rows = await inTransaction<{ attribute_id: number; client_pk: number }>(
+    trx,
+    sql`select distinct on (s.attribute_id) s.attribute_id, s.client_pk
+      from attribute_services s join oauth_clients c on c.id = s.client_pk
+     where s.user_id = ${context.userId} and s.attribute_id = any(${attributeIds}::bigint[]) and s.client_pk <> ${context.clientPk}
+       and ${ableToHandle(raw('s'), raw('c'), context.now)}
+     order by s.attribute_id, ${lastConnected(raw('s'), context.now)} desc nulls last, s.client_pk desc`,
+  );
   return new Map(rows.map((row) => [row.attribute_id, row.client_pk]));
 }
 
@@ -231,7 +217,7 @@ async function applyReleases(
       [sqlArray(ids), sqlArray(ids.map((id) => next.get(id) ?? null)), context.userId],
     )
     .options(PREPARED);
-  // It released them: it no longer "can handle" them (the spec's available services).
+  // It released them: it no longer "can handle" them (`available_services`, the v2 document's `releaseAttributes`).
   await trx('attribute_services').where({ user_id: context.userId, client_pk: context.clientPk }).whereIn('attribute_id', ids).delete();
 }
 

@@ -1,7 +1,7 @@
 /**
  * What a day's value may be (docs/decisions.md, "Values and writes"): its JSON type follows the attribute's
- * value type, plus the ranges the spec states, and nothing further (the spec: values are validated
- * only broadly). A value is never null: a day, once set, can be overwritten but not cleared.
+ * value type, plus the ranges the v2 document states, and nothing further (its "Dates, units and
+ * values": values are validated only broadly). A value is never null: a day, once set, can be overwritten but not cleared.
  */
 import { ItemError, hasNul } from './batch';
 import { isSupportedDate } from '../../time';
@@ -15,14 +15,14 @@ export interface ValueTarget {
 
 const INTEGER_TYPES = new Set([0, 3, 4, 6, 7, 8]);
 /**
- * String (2), scale (8) and the two time-of-day types (4, 6) cannot be incremented (the spec). A
+ * String (2), scale (8) and the two time-of-day types (4, 6) cannot be incremented (the v2 document's `incrementAttributeValues`). A
  * boolean (7) can: its total is checked like any written value, so it stays 0 or 1.
  */
 const NOT_INCREMENTABLE: Record<number, string> = { 2: 'a string', 4: 'a time of day', 6: 'a time of day', 8: 'a scale' };
 
 export const MOOD_NOTE_MAX_LENGTH = 1000;
 
-/** The template an attribute follows for the spec's named limits (mood, mood_note). */
+/** The template an attribute follows for the limits the v2 document names (mood, mood_note). */
 function templateOf(target: ValueTarget): string {
   return target.template_name ?? target.name;
 }
@@ -58,7 +58,7 @@ export function hasRange(target: ValueTarget): boolean {
   return target.value_type === 7 || target.value_type === 8 || target.value_type === 5 || templateOf(target) === 'mood';
 }
 
-/** The ranges the spec states, for a whole day's value (also checked on an increment's total). */
+/** The ranges the v2 document states, for a whole day's value (also checked on an increment's total). */
 function checkRange(target: ValueTarget, value: number): void {
   const subject = `Attribute ${target.name}`;
   if (target.value_type === 7 && value !== 0 && value !== 1) throw new ItemError('validation', `${subject} is a boolean: 0 or 1.`);

@@ -8,14 +8,13 @@
  * attribute changed in between (an acquire, a release, a settings change), the statement writes
  * nothing and says so, and the batch runs again on the locked path.
  */
-import type { Knex } from 'knex';
-import { hotQuery, sqlArray } from '../../../db/knex';
+import type { Database } from '../../../db/database';
+import { empty, join, raw, sql, type Sql } from '../../../db/sql';
 import { storedValue } from '../values';
 import type { WritableAttribute, WriteContext } from './context';
-import { DAY_LOCK_NAMESPACE, dayLocksCte, dayLockKeys } from './day-locks';
+import { dayLockKeys, dayLocks } from './day-locks';
 import { isTag } from './custom-tags';
 import { hasRange } from './value-rules';
-import type { CheckColumns } from '../../apps-and-grants/recent-credentials';
 
 /** What one item does to one day, after the rules passed it. */
 export interface DayOperation {
@@ -85,56 +84,77 @@ export function forgetAttributes(userId: number): void {
   remembered.delete(userId);
 }
 
-/** The attributes' columns the rules read, in the order the statement compares them. */
-const COMPARED = ['name', 'template_name', 'group_name', 'value_type', 'priority', 'manual', 'owner_client_pk'] as const;
-const COMPARED_TYPES = ['text', 'text', 'text', 'smallint', 'integer', 'boolean', 'bigint'];
+/** The attributes' columns the rules read, which the statement compares with the database, and their types. */
+const COMPARED = {
+  name: 'text',
+  template_name: 'text',
+  group_name: 'text',
+  value_type: 'smallint',
+  priority: 'integer',
+  manual: 'boolean',
+  owner_client_pk: 'bigint',
+} as const;
+const COMPARED_COLUMNS = Object.keys(COMPARED) as Array<keyof typeof COMPARED>;
 
 const SORT_DAYS = (a: { attribute: { id: number }; date: string }, b: { attribute: { id: number }; date: string }) =>
   a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
 
 /**
- * The bindings `?::bigint[], ?::date[], ?::float8[], ?::text[]` of days' values to upsert, in key
- * order (attribute, date), so that concurrent batches lock their rows in one order.
+ * Days' values to upsert as `unnest(…) with ordinality as v(attribute_id, date, value_num, value_text, position)`,
+ * in key order (attribute, date), so that concurrent batches lock their rows in one order.
  */
-export function valueRowBindings(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Knex.Value[] {
+export function valueRows(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Sql {
   const sorted = [...days].sort(SORT_DAYS);
   const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.value));
-  return [
-    sqlArray(sorted.map((d) => d.attribute.id)),
-    sqlArray(sorted.map((d) => d.date)),
-    sqlArray(stored.map((s) => s.value_num)),
-    sqlArray(stored.map((s) => s.value_text)),
-  ];
+  return sql`unnest(${sorted.map((d) => d.attribute.id)}::bigint[], ${sorted.map((d) => d.date)}::date[], ${stored.map((v) => v.value_num)}::float8[], ${stored.map((v) => v.value_text)}::text[])
+    with ordinality as v(attribute_id, date, value_num, value_text, position)`;
 }
 
+/** The attributes as the rules read them, as `unnest(…) as e(id, name, template_name, …)`. */
+function expectedAttributes(attributes: WritableAttribute[]): Sql {
+  const arrays = COMPARED_COLUMNS.map((column) => sql`${attributes.map((a) => a[column])}::${raw(COMPARED[column])}[]`);
+  return sql`unnest(${attributes.map((a) => a.id)}::bigint[], ${join(arrays)}) as e(id, ${raw(COMPARED_COLUMNS.join(', '))})`;
+}
+
+type Written = { ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null };
+
 /**
- * The statement; with `front` (the request's deferred credentials' recheck and count, DeferredCheck),
- * those come first and the day locks are taken only after the count, and only within the limit: the
+ * The statement. With `guard` (the request's first-statement guard: src/db/database.ts), it comes
+ * first and the day locks are taken only after it, and only when it lets the request proceed: the
  * rate-limit row is always the first lock such a statement takes, then the days, then the
- * attributes, so these statements never wait on each other in a cycle; past the limit or with
- * changed credentials, no lock is taken and nothing is written (`fresh.ok` is false).
+ * attributes, so these statements never wait on each other in a cycle; when the guard stops the
+ * request, no lock is taken and nothing is written (`fresh.ok` is false).
  */
-function statement(front?: string): string {
-  const dayLocks = dayLocksCte(front ? { cte: 'counted', condition: 'counted.points <= ?' } : undefined);
-  const count = front ? ', (select points from counted) as quota_points, (select expire from counted) as quota_expire' : '';
-  return `with ${front ? `${front}, ` : ''}${dayLocks},
+function statement(guard: Sql | undefined, context: WriteContext, operations: DayOperation[]): Sql {
+  const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
+  const finals = new Map<string, DayOperation>();
+  for (const operation of operations) finals.set(dayKey(operation.attribute.id, operation.date), operation);
+  const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
+  const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
+  const ids = attributes.map((a) => a.id);
+  const keys = dayLockKeys(
+    context.userId,
+    operations.map((o) => o.date),
+  );
+  const { userId, now } = context;
+  return sql`with ${guard ? sql`${guard}, ` : empty}${dayLocks(keys, guard ? { source: raw('guard'), condition: raw('guard.guard_proceed') } : undefined)},
   locked as materialized (
-    select a.id, ${COMPARED.map((c) => `a.${c}`).join(', ')}
+    select a.id, ${raw(COMPARED_COLUMNS.map((c) => `a.${c}`).join(', '))}
       from day_locks, attributes a
-     where day_locks.held > 0 and a.user_id = ? and a.id = any(?::bigint[])
+     where day_locks.held > 0 and a.user_id = ${userId} and a.id = any(${ids}::bigint[])
      order by a.id
        for share of a
   ),
   fresh as materialized (
-    select count(*) = cardinality(?::bigint[]) as ok
+    select count(*) = cardinality(${ids}::bigint[]) as ok
       from locked l
-      join unnest(?::bigint[], ${COMPARED_TYPES.map((t) => `?::${t}[]`).join(', ')}) as e(id, ${COMPARED.join(', ')})
-        on l.id = e.id and ${COMPARED.map((c) => `l.${c} is not distinct from e.${c}`).join(' and ')}
+      join ${expectedAttributes(attributes)}
+        on l.id = e.id and ${raw(COMPARED_COLUMNS.map((c) => `l.${c} is not distinct from e.${c}`).join(' and '))}
   ),
   set_days as (
     insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-    select ?, v.attribute_id, v.date, v.value_num, v.value_text, ?
-      from fresh, unnest(?::bigint[], ?::date[], ?::float8[], ?::text[]) with ordinality as v(attribute_id, date, value_num, value_text, position)
+    select ${userId}, v.attribute_id, v.date, v.value_num, v.value_text, ${now}::timestamptz
+      from fresh, ${valueRows(updates)}
      where fresh.ok
      order by v.position
     on conflict (user_id, attribute_id, date)
@@ -143,8 +163,9 @@ function statement(front?: string): string {
   ),
   added as (
     insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-    select ?, v.attribute_id, v.date, v.delta, null, ?
-      from fresh, unnest(?::bigint[], ?::date[], ?::float8[]) with ordinality as v(attribute_id, date, delta, position)
+    select ${userId}, v.attribute_id, v.date, v.delta, null, ${now}::timestamptz
+      from fresh, unnest(${increments.map((o) => o.attribute.id)}::bigint[], ${increments.map((o) => o.date)}::date[], ${increments.map((o) => o.amount as number)}::float8[])
+           with ordinality as v(attribute_id, date, delta, position)
      where fresh.ok
      order by v.position
     on conflict (user_id, attribute_id, date)
@@ -153,66 +174,19 @@ function statement(front?: string): string {
   ),
   changed as (
     insert into value_changes (user_id, date, changed_at)
-    select distinct ?::bigint, d.date, ?::timestamptz from (select date from set_days union all select date from added) as d order by 2
+    select distinct ${userId}::bigint, d.date, ${now}::timestamptz from (select date from set_days union all select date from added) as d order by 2
     on conflict (user_id, date) do update set changed_at = excluded.changed_at
   )
-  select fresh.ok${count}, added.attribute_id, added.date, added.value_num from fresh left join added on true`;
+  select ${guard ? sql`guard.*, ` : empty}fresh.ok, added.attribute_id, added.date, added.value_num from ${guard ? sql`guard, ` : empty}fresh left join added on true`;
 }
-
-const STATEMENT = statement();
-/** Statement texts with a front, by front (one per kind of credential). */
-const CHECKED_STATEMENTS = new Map<string, string>();
 
 /**
  * Writes the batch's days in one statement if the attributes are still as read. Answers the new
  * totals of the incremented days (by dayKey), or undefined when something changed and nothing
- * was written.
+ * was written. When the request's guard stops the request, it throws and nothing was written.
  */
-export async function verifiedWrite(db: Knex, context: WriteContext, operations: DayOperation[]): Promise<Map<string, number> | undefined> {
-  const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
-  const finals = new Map<string, DayOperation>();
-  for (const operation of operations) finals.set(dayKey(operation.attribute.id, operation.date), operation);
-  const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
-  const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
-  const ids = sqlArray(attributes.map((a) => a.id));
-  // The request's credentials' recheck and count go in front, unless the request was counted already.
-  const check = context.check && !context.check.count ? context.check : undefined;
-  const front = check?.front();
-  let text = STATEMENT;
-  if (front) {
-    const known = CHECKED_STATEMENTS.get(front.ctes);
-    text = known ?? statement(front.ctes);
-    if (!known) CHECKED_STATEMENTS.set(front.ctes, text);
-  }
-  const dayLocks = sqlArray(
-    dayLockKeys(
-      context.userId,
-      operations.map((o) => o.date),
-    ),
-  );
-  const rows = await hotQuery<{ ok: boolean; attribute_id: number | null; date: string | null; value_num: number | null } & CheckColumns>(db, text, [
-    ...(front ? front.bindings : []),
-    DAY_LOCK_NAMESPACE,
-    dayLocks,
-    ...(check ? [check.limitBinding] : []),
-    context.userId,
-    ids,
-    ids,
-    ids,
-    ...COMPARED.map((column) => sqlArray(attributes.map((a) => a[column]))),
-    context.userId,
-    context.now,
-    ...valueRowBindings(updates),
-    context.userId,
-    context.now,
-    sqlArray(increments.map((o) => o.attribute.id)),
-    sqlArray(increments.map((o) => o.date)),
-    sqlArray(increments.map((o) => o.amount as number)),
-    context.userId,
-    context.now,
-  ]);
-  // Changed credentials or a count past the limit throw here: nothing was written then.
-  check?.take(rows[0]);
+export async function verifiedWrite(db: Database, context: WriteContext, operations: DayOperation[]): Promise<Map<string, number> | undefined> {
+  const rows = await db.write<Written>((guard) => statement(guard, context, operations));
   if (!rows[0]?.ok) return undefined;
   return new Map(rows.filter((row) => row.attribute_id !== null).map((row) => [dayKey(row.attribute_id!, row.date!), row.value_num!]));
 }

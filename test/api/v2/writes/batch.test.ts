@@ -104,10 +104,10 @@ test('the one-statement write writes nothing when an attribute changed since it 
   const steps = await app.db('attributes').where({ user_id: w.user.id, name: 'steps' }).first();
   const context: WriteContext = { userId: w.user.id, clientPk: w.clientA.id, access: accessFor(['activity_write']), now: new Date(), today: '2026-11-20' };
   const stale = { ...steps, owner_client_pk: w.clientB.id }; // as if read before A acquired it
-  expect(await verifiedWrite(app.db, context, [{ kind: 'update', attribute: stale, date: '2026-08-20', amount: 5 }])).toBeUndefined();
+  expect(await verifiedWrite(app.deps.database, context, [{ kind: 'update', attribute: stale, date: '2026-08-20', amount: 5 }])).toBeUndefined();
   expect(await app.db('attribute_values').where({ user_id: w.user.id, attribute_id: steps.id, date: '2026-08-20' }).first()).toBeUndefined();
   expect(await app.db('value_changes').where({ user_id: w.user.id, date: '2026-08-20' }).first()).toBeUndefined();
-  const written = await verifiedWrite(app.db, context, [{ kind: 'increment', attribute: steps, date: '2026-08-20', amount: 5 }]);
+  const written = await verifiedWrite(app.deps.database, context, [{ kind: 'increment', attribute: steps, date: '2026-08-20', amount: 5 }]);
   expect(written).toEqual(new Map([[`${steps.id}|2026-08-20`, 5]]));
 });
 
@@ -198,7 +198,7 @@ describe('items touching the same day apply one after another, in the order sent
 
   test('an update then increments in one batch: each increment starts from what the items before it left', async () => {
     await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'steps', date: '2026-09-03', value: 5000 }] });
-    const result = await writeValues(app.db, context, [
+    const result = await writeValues(app.deps.database, context, [
       { kind: 'increment', item: { name: 'steps', date: '2026-09-03', value: 10 } },
       { kind: 'update', item: { name: 'steps', date: '2026-09-03', value: 100 } },
       { kind: 'increment', item: { name: 'steps', date: '2026-09-03', value: 1 } },

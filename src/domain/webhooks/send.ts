@@ -9,8 +9,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { addressProblem, resolveHost, urlProblem } from '../domain/webhooks/url-safety';
-import type { AttemptResult } from '../domain/webhooks/deliveries';
+import { addressProblem, resolveHost, urlProblem } from './url-safety';
+import type { AttemptResult } from './deliveries';
 
 /** Bytes of an endpoint's answer read (the rest is discarded). */
 export const MAX_BODY_BYTES = 4096;

@@ -1,113 +1,18 @@
 /**
- * The catalogue: groups, value types and attribute templates, as reviewed data.
+ * The catalogue's attribute templates, as reviewed data.
  *
- * Names, groups, value types and units come from the spec's "Supported attributes" table;
- * labels and priorities are ours. Group labels follow the spec's scope table ("Food and drink
- * group", "Health and body group", "Custom tags group"), which names every group; the attribute
- * table abbreviates some of them. Priority is display order within a group, most useful first;
- * priority >= 10 is the spec's "low priority" (hidden unless asked for), used only for templates
- * few people look at.
+ * Names, groups, value types and units come from the interface's table of supported attributes;
+ * labels and priorities are ours (docs/decisions.md, "What Daybook takes from the interface").
+ * Priority is display order within a group, most useful first; priority >= 10 is "low priority"
+ * (hidden unless asked for, as the OpenAPI documents say), used only for templates few people
+ * look at.
  *
  * Change this file like code: a template's name is a stable identifier (never rename one), its
- * group may move. `seedCatalogue` at the end writes it to the database.
+ * group may move. `seedCatalogue` (seed-catalogue.ts) writes it to the database.
  */
 
-import type { Knex } from 'knex';
-
-/** Every group name, in display order (the spec's list, which is also the scope prefix list). */
-export const GROUP_NAMES = [
-  'activity',
-  'productivity',
-  'mood',
-  'sleep',
-  'workouts',
-  'events',
-  'finance',
-  'food',
-  'health',
-  'location',
-  'media',
-  'social',
-  'weather',
-  'symptoms',
-  'medication',
-  'custom',
-] as const;
-
-/** A group name as used in filters and scope names. */
-export type GroupName = (typeof GROUP_NAMES)[number];
-
-/** A group as stored in `groups` and embedded in API objects. */
-export interface GroupDef {
-  readonly name: GroupName;
-  readonly label: string;
-  readonly priority: number;
-}
-
-const GROUP_LABELS: Record<GroupName, string> = {
-  activity: 'Activity',
-  productivity: 'Productivity',
-  mood: 'Mood',
-  sleep: 'Sleep',
-  workouts: 'Workouts',
-  events: 'Events',
-  finance: 'Finance',
-  food: 'Food and drink',
-  health: 'Health and body',
-  location: 'Location',
-  media: 'Media',
-  social: 'Social',
-  weather: 'Weather',
-  symptoms: 'Symptoms',
-  medication: 'Medication',
-  custom: 'Custom tags',
-};
-
-/** The 16 groups; priority is their position in the spec's list (1-based). */
-export const GROUPS: readonly GroupDef[] = GROUP_NAMES.map((name, i) => ({
-  name,
-  label: GROUP_LABELS[name],
-  priority: i + 1,
-}));
-
-/** Value type codes by meaning (the spec's "Value types" table). */
-export const VALUE_TYPES = {
-  integer: 0,
-  float: 1,
-  string: 2,
-  period: 3,
-  timeOfDay: 4,
-  percentage: 5,
-  timeFromMidday: 6,
-  boolean: 7,
-  scale: 8,
-} as const;
-
-/** A value type code, 0..8. */
-export type ValueType = (typeof VALUE_TYPES)[keyof typeof VALUE_TYPES];
-
-/** `value_type_description` for each value type, indexed by code; exact strings from the spec. */
-export const VALUE_TYPE_DESCRIPTIONS = [
-  'Integer',
-  'Float',
-  'String',
-  'Period (minutes as integer)',
-  'Time of day (minutes from midnight as integer)',
-  'Float, percentage expressed 0.0 to 1.0',
-  'Time of day (minutes from midday as integer)',
-  'Boolean',
-  'Scale (1-9 as integer)',
-] as const;
-
-/** Whether a value type is stored as text (`value_text`) rather than a number (`value_num`). */
-export function isTextValueType(valueType: number): boolean {
-  return valueType === VALUE_TYPES.string;
-}
-
-/** Whether values of this type must be JSON integers (docs/decisions.md, "Values and writes": integers for 0, 3, 4, 6, 7, 8). */
-export function isIntegerValueType(valueType: number): boolean {
-  return valueType !== VALUE_TYPES.float && valueType !== VALUE_TYPES.percentage && valueType !== VALUE_TYPES.string;
-}
+import type { GroupName } from './catalogue-groups';
+import { VALUE_TYPES, type ValueType } from './catalogue-value-types';
 
 /** An attribute template as stored in `templates`. */
 export interface TemplateDef {
@@ -116,9 +21,9 @@ export interface TemplateDef {
   readonly group: GroupName;
   readonly valueType: ValueType;
   readonly priority: number;
-  /** Unit as the spec words it, null when it gives none. */
+  /** Unit as the table of supported attributes words it, null when it gives none. */
   readonly unit: string | null;
-  /** A constraint the spec states (not stored; for people and validators). */
+  /** A constraint that table states (not stored; for people and validators). */
   readonly note?: string;
 }
 
@@ -155,7 +60,8 @@ const ROWS: Row[] = [
   ['pomodoros_min', 'Pomodoro time', 'productivity', PERIOD, 7, MIN],
   ['emails_sent', 'Emails sent', 'productivity', INT, 8, null],
   ['emails_received', 'Emails received', 'productivity', INT, 9, null],
-  // A raw count the spec lists with the period type; kept as listed, low priority (rarely useful).
+  // A raw count the table lists with the period type; kept as listed, low priority (rarely useful;
+  // docs/decisions.md, "What Daybook takes from the interface").
   ['keystrokes', 'Keystrokes', 'productivity', PERIOD, 10, null, 'listed with the period type'],
 
   // custom: the day's tags as text; priority 1 so tag attributes (priority >= 2) sort after it.
@@ -221,8 +127,8 @@ const ROWS: Row[] = [
   ['network1_posts', 'Network 1 posts', 'social', INT, 1, null],
   ['network1_comments', 'Network 1 comments', 'social', INT, 2, null],
   ['network1_reactions', 'Network 1 reactions', 'social', INT, 3, null],
-  // The spec's listing leaves the group of the network2_* rows empty; they are a social network's
-  // counts like network1_*, so they live in social. The username is not a measure: low priority.
+  // The table leaves the group of the network2_* rows empty; they are a social network's counts
+  // like network1_*, so they live in social (docs/decisions.md, "What Daybook takes from the interface"). The username is not a measure: low priority.
   ['network2_posts', 'Network 2 posts', 'social', INT, 4, null],
   ['network2_mentions', 'Network 2 mentions', 'social', INT, 5, null],
   ['network2_username', 'Network 2 username', 'social', STR, 10, null],
@@ -254,72 +160,5 @@ export const TEMPLATES: readonly TemplateDef[] = ROWS.map(([name, label, group, 
 /** Templates keyed by name. */
 export const TEMPLATES_BY_NAME: ReadonlyMap<string, TemplateDef> = new Map(TEMPLATES.map((t) => [t.name, t]));
 
-/** Priorities at or above this are the spec's "low priority". */
+/** Priorities at or above this are "low priority" (openapi/v2/schemas/Attribute.yaml, `priority`). */
 export const LOW_PRIORITY = 10;
-
-/** A built-in service row in `oauth_clients` (no secret, never used to sign in). */
-export interface BuiltinServiceDef {
-  /** `client_id`, the service `name` on the wire. */
-  readonly name: string;
-  /** The service `label` on the wire. */
-  readonly label: string;
-  readonly description: string;
-}
-
-/** Owner of attributes a person tracks by hand in the web pages (docs/decisions.md, "Values and writes"). */
-export const MANUAL_SERVICE: BuiltinServiceDef = {
-  name: 'daybook',
-  label: 'Daybook',
-  description: 'Attributes you track by hand in Daybook.',
-};
-
-/** Owner of the demo generator's attributes. */
-export const DEMO_SERVICE: BuiltinServiceDef = {
-  name: 'daybook-demo',
-  label: 'Daybook demo data',
-  description: 'Synthetic data generated to show what Daybook does.',
-};
-
-/** The built-in services seeded with the catalogue. */
-export const BUILTIN_SERVICES: readonly BuiltinServiceDef[] = [MANUAL_SERVICE, DEMO_SERVICE];
-
-/**
- * Writes groups, templates and the built-in services, idempotently (INSERT ... ON CONFLICT DO
- * UPDATE), so every start can run it and a reviewed change to this file reaches the database.
- * Templates dropped from the file are left in place: attributes may still refer to them.
- */
-export async function seedCatalogue(knex: Knex): Promise<void> {
-  await knex.transaction(async (trx) => {
-    await trx('groups')
-      .insert(GROUPS.map((g) => ({ name: g.name, label: g.label, priority: g.priority })))
-      .onConflict('name')
-      .merge(['label', 'priority']);
-    await trx('templates')
-      .insert(
-        TEMPLATES.map((t) => ({
-          name: t.name,
-          label: t.label,
-          group_name: t.group,
-          value_type: t.valueType,
-          priority: t.priority,
-          unit: t.unit,
-        })),
-      )
-      .onConflict('name')
-      .merge(['label', 'group_name', 'value_type', 'priority', 'unit']);
-    await trx('oauth_clients')
-      .insert(
-        BUILTIN_SERVICES.map((s) => ({
-          client_id: s.name,
-          name: s.label,
-          description: s.description,
-          secret_hash: null,
-          // Not confidential and no redirect URIs: nobody can run an OAuth flow as a built-in.
-          confidential: false,
-          builtin: true,
-        })),
-      )
-      .onConflict('client_id')
-      .merge(['name', 'description', 'builtin']);
-  });
-}

@@ -1,0 +1,105 @@
+/**
+ * The request's database (docs/statements.md, "The request's database"): what a domain function
+ * that serves an API request runs its statements on. It is either the pool itself, or one request's
+ * handle whose FIRST statement must also carry a guard: for a request made with a credential seen
+ * recently, the recheck of that credential and the request's rate-limit count (decided above this
+ * layer; docs/request-path.md, "Credentials seen recently").
+ *
+ * A domain function cannot forget the guard: the handle puts it in front of the first read, hands
+ * it to a statement that places it itself (`write`), or runs it alone before anything else can run
+ * (`knex()` for query-builder queries and transactions). When the guard says the request must stop
+ * (the credential's rows changed, the count is past the limit), it throws before any data was read
+ * out or written.
+ */
+import type { Knex } from 'knex';
+import { rows, sql, type Sql } from './sql';
+
+/**
+ * What must run with a request's first statement, or alone before any other. Its `ctes` end in a
+ * CTE named `guard`: one row, whose `guard_proceed` is true when the request may go on and whose
+ * other columns are the guard's own; no row at all when the request must stop at once.
+ */
+export interface FirstStatementGuard {
+  readonly ctes: Sql;
+  /** Takes the guard's columns from the first row of a statement that carried it (undefined: none). Throws when the request must stop. */
+  take(row: Record<string, unknown> | undefined): void;
+  /** Runs the guard in a statement of its own. Throws when the request must stop. */
+  runAlone(db: Knex): Promise<void>;
+}
+
+/** Where a domain function runs the statements of a request. */
+export interface Database {
+  /** Runs one read statement (a named prepared statement). */
+  read<R>(statement: Sql): Promise<R[]>;
+  /**
+   * Runs one statement that places the guard itself: `build` gets the guard's CTEs while it has not
+   * run (put them first in the `with` list, select `guard.*` in the answer and change nothing unless
+   * `guard.guard_proceed`), else undefined.
+   */
+  write<R>(build: (guard: Sql | undefined) => Sql): Promise<R[]>;
+  /** The query builder (queries, transactions), once the guard has run (alone, if no statement carried it). */
+  knex(): Promise<Knex>;
+}
+
+/** One request's handle: a Database, and the guard's settlement once the request's handler is done. */
+export interface RequestDatabase extends Database {
+  /** Runs the guard alone if no statement has carried it. Throws when the request must stop. */
+  settle(): Promise<void>;
+}
+
+/** The pool as a Database: no guard. */
+export function poolDatabase(db: Knex): RequestDatabase {
+  const ready = Promise.resolve(db);
+  return {
+    read: (statement) => rows(db, statement),
+    write: (build) => rows(db, build(undefined)),
+    knex: () => ready,
+    settle: async () => undefined,
+  };
+}
+
+/**
+ * A read behind the guard, in the same statement: one row per row of the read, each with the
+ * guard's columns; one row of nulls but the guard's columns when the read has no rows or the guard
+ * says stop (`guard_found` tells them apart); no row at all when the guard has none. The read is the
+ * inner side of a nested loop over the guard's single row, so its rows keep their order.
+ */
+function guardedRead(ctes: Sql, read: Sql): Sql {
+  return sql`with ${ctes}
+  select guard.*, d.* from guard left join lateral (select true as guard_found, r.* from (${read}) as r) as d on guard.guard_proceed`;
+}
+
+/** A request's handle whose first statement carries `guard`. */
+export function guardedDatabase(db: Knex, guard: FirstStatementGuard): RequestDatabase {
+  let pending: FirstStatementGuard | undefined = guard;
+  /** The guard once, for the statement about to carry it (it is taken whatever that statement answers). */
+  const claim = () => {
+    const claimed = pending;
+    pending = undefined;
+    return claimed;
+  };
+  const handle: RequestDatabase = {
+    async read<R>(statement: Sql): Promise<R[]> {
+      const carried = claim();
+      if (!carried) return rows<R>(db, statement);
+      const answer = await rows<R & { guard_found: boolean | null }>(db, guardedRead(carried.ctes, statement));
+      carried.take(answer[0]);
+      // The rows keep the guard's columns (not copied without them: the readers pick their fields).
+      return answer[0].guard_found === null ? [] : answer;
+    },
+    async write<R>(build: (guard: Sql | undefined) => Sql): Promise<R[]> {
+      const carried = claim();
+      const answer = await rows<R>(db, build(carried?.ctes));
+      carried?.take(answer[0] as Record<string, unknown> | undefined);
+      return answer;
+    },
+    async knex(): Promise<Knex> {
+      await handle.settle();
+      return db;
+    },
+    async settle(): Promise<void> {
+      await claim()?.runAlone(db);
+    },
+  };
+  return handle;
+}
