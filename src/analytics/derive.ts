@@ -19,6 +19,7 @@ import { drainChanges, insertInsights, markInsightsRun, pendingChanges, recordWe
 import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
 import { recordDerivedUpdated } from '../domain/webhooks/record';
 import { ADVISORY_LOCKS } from '../db/advisory-locks';
+import { knexRaw, sql } from '../db/sql';
 
 /** Test seams: run inside the transaction at the named point (a test throws or kills the connection here). */
 export interface DeriveHooks {
@@ -54,7 +55,7 @@ export interface DeriveSummary {
 }
 
 async function lockPerson(trx: Knex.Transaction, userId: number): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(?::int, (?::bigint % 2147483647)::int)', [ADVISORY_LOCKS.derivedData, userId]);
+  await trx.raw(...knexRaw(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.derivedData}::int, (${userId}::bigint % 2147483647)::int)`));
 }
 
 /** The person's time zone (UTC if the stored name is not one this runtime knows); undefined if the person is gone. */

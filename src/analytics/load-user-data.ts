@@ -1,4 +1,6 @@
 /** Reads a person's numeric series for the statistics (series.ts holds the pure shapes they compute on). */
+import { rows as queryRows, sql } from '../db/sql';
+import { ATTRIBUTE_ORDER } from '../domain/tracking/attribute-order';
 import type { Knex } from 'knex';
 import { VALUE_TYPES } from '../db/catalogue-value-types';
 import { buildUserData, type UserData } from './series';
@@ -24,23 +26,21 @@ interface Row {
  * one query. Values that are not finite numbers are treated as missing.
  */
 export async function loadUserData(db: Knex, userId: number, from: string, to: string): Promise<UserData> {
-  const rows: Row[] = (
-    await db.raw(
-      `select a.id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
+  const rows = await queryRows<Row>(
+    db,
+    sql`select a.id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
               a.priority, a.value_type, a.manual, t.unit,
-              (select string_agg((v.date - ?::date)::text || ':' || v.value_num::text, ',')
+              (select string_agg((v.date - ${from}::date)::text || ':' || v.value_num::text, ',')
                  from attribute_values v
                 where v.user_id = a.user_id and v.attribute_id = a.id
-                  and v.date between ? and ?
+                  and v.date between ${from}::date and ${to}::date
                   and v.value_num is not null) as points
          from attributes a
          join groups g on g.name = a.group_name
          left join templates t on t.name = a.template_name
-        where a.user_id = ? and a.value_type <> ?
-        order by g.priority, a.priority, a.name`,
-      [from, from, to, userId, VALUE_TYPES.string],
-    )
-  ).rows;
+        where a.user_id = ${userId} and a.value_type <> ${VALUE_TYPES.string}::smallint
+        order by ${ATTRIBUTE_ORDER}`,
+  );
   return buildUserData(
     userId,
     from,

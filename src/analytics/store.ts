@@ -4,6 +4,7 @@
  * other weeks stay as history. Insights are inserted once: their dedupe key makes a rerun a no-op.
  */
 import type { Knex } from 'knex';
+import { knexRaw, sql } from '../db/sql';
 import type { AverageSet } from './averages';
 import type { CorrelationRecord } from './correlations';
 import { dedupeKey, type Insight } from './insights';
@@ -14,12 +15,11 @@ export async function replaceAverages(trx: Knex.Transaction, userId: number, dat
   if (sets.length === 0) return;
   const rows = sets.map((s) => ({ attribute_id: s.attributeId, overall: s.overall, ...s.weekdays }));
   await trx.raw(
-    `insert into averages (user_id, attribute_id, date, overall, monday, tuesday, wednesday, thursday, friday, saturday, sunday)
-     select ?, r.attribute_id, ?::date, r.overall, r.monday, r.tuesday, r.wednesday, r.thursday, r.friday, r.saturday, r.sunday
-     from jsonb_to_recordset(?::jsonb) as r(attribute_id bigint, overall double precision, monday double precision,
+    ...knexRaw(sql`insert into averages (user_id, attribute_id, date, overall, monday, tuesday, wednesday, thursday, friday, saturday, sunday)
+     select ${userId}::bigint, r.attribute_id, ${date}::date, r.overall, r.monday, r.tuesday, r.wednesday, r.thursday, r.friday, r.saturday, r.sunday
+     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(attribute_id bigint, overall double precision, monday double precision,
        tuesday double precision, wednesday double precision, thursday double precision, friday double precision,
-       saturday double precision, sunday double precision)`,
-    [userId, date, JSON.stringify(rows)],
+       saturday double precision, sunday double precision)`),
   );
 }
 
@@ -43,15 +43,14 @@ export async function replaceCorrelations(trx: Knex.Transaction, userId: number,
     second_person_elements: c.secondPersonElements,
   }));
   await trx.raw(
-    `insert into correlations (user_id, date, attribute_id, attribute2_id, "offset", period, value, p, q, percentage, stars,
+    ...knexRaw(sql`insert into correlations (user_id, date, attribute_id, attribute2_id, "offset", period, value, p, q, percentage, stars,
        strength_description, stars_description, second_person, second_person_elements)
-     select ?, ?::date, r.attribute_id, r.attribute2_id, r."offset", r.period, r.value, r.p, r.q, r.percentage, r.stars,
+     select ${userId}::bigint, ${date}::date, r.attribute_id, r.attribute2_id, r."offset", r.period, r.value, r.p, r.q, r.percentage, r.stars,
        r.strength_description, r.stars_description, r.second_person,
        array(select jsonb_array_elements_text(r.second_person_elements))
-     from jsonb_to_recordset(?::jsonb) as r(attribute_id bigint, attribute2_id bigint, "offset" smallint, period integer,
+     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(attribute_id bigint, attribute2_id bigint, "offset" smallint, period integer,
        value double precision, p double precision, q double precision, percentage double precision, stars smallint,
-       strength_description text, stars_description text, second_person text, second_person_elements jsonb)`,
-    [userId, date, JSON.stringify(rows)],
+       strength_description text, stars_description text, second_person text, second_person_elements jsonb)`),
   );
 }
 
@@ -70,13 +69,13 @@ export async function insertInsights(trx: Knex.Transaction, userId: number, insi
     value2: i.value2 ?? null,
     dedupe_key: dedupeKey(i),
   }));
+  // knex's raw (not `inTransaction`): the answer is the row count, not rows.
   const result = await trx.raw(
-    `insert into insights (user_id, type_name, period, priority, attribute_id, target_date, created, html, text, value, value2, dedupe_key)
-     select ?, r.type_name, r.period, r.priority, r.attribute_id, r.target_date, ?::timestamptz, r.html, r.text, r.value, r.value2, r.dedupe_key
-     from jsonb_to_recordset(?::jsonb) as r(type_name text, period integer, priority smallint, attribute_id bigint,
+    ...knexRaw(sql`insert into insights (user_id, type_name, period, priority, attribute_id, target_date, created, html, text, value, value2, dedupe_key)
+     select ${userId}::bigint, r.type_name, r.period, r.priority, r.attribute_id, r.target_date, ${created.toISOString()}::timestamptz, r.html, r.text, r.value, r.value2, r.dedupe_key
+     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(type_name text, period integer, priority smallint, attribute_id bigint,
        target_date date, html text, text text, value text, value2 text, dedupe_key text)
-     on conflict (user_id, dedupe_key) do nothing`,
-    [userId, created.toISOString(), JSON.stringify(rows)],
+     on conflict (user_id, dedupe_key) do nothing`),
   );
   return result.rowCount ?? 0;
 }
@@ -87,21 +86,19 @@ export async function recordWeek(
   row: { userId: number; date: string; attributes: number; tests: number; published: number; averages: number; durationMs: number; computedAt: Date },
 ): Promise<void> {
   await trx.raw(
-    `insert into derived_weeks (user_id, date, attributes, tests, published, averages, duration_ms, computed_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?)
+    ...knexRaw(sql`insert into derived_weeks (user_id, date, attributes, tests, published, averages, duration_ms, computed_at)
+     values (${row.userId}, ${row.date}, ${row.attributes}, ${row.tests}, ${row.published}, ${row.averages}, ${row.durationMs}, ${row.computedAt.toISOString()})
      on conflict (user_id, date) do update set attributes = excluded.attributes, tests = excluded.tests,
        published = excluded.published, averages = excluded.averages, duration_ms = excluded.duration_ms,
-       computed_at = excluded.computed_at`,
-    [row.userId, row.date, row.attributes, row.tests, row.published, row.averages, row.durationMs, row.computedAt.toISOString()],
+       computed_at = excluded.computed_at`),
   );
 }
 
 /** Remembers the local date insights were generated for. */
 export async function markInsightsRun(trx: Knex.Transaction, userId: number, today: string): Promise<void> {
   await trx.raw(
-    `insert into derive_state (user_id, insights_on, updated_at) values (?, ?, now())
-     on conflict (user_id) do update set insights_on = excluded.insights_on, updated_at = now()`,
-    [userId, today],
+    ...knexRaw(sql`insert into derive_state (user_id, insights_on, updated_at) values (${userId}, ${today}, now())
+     on conflict (user_id) do update set insights_on = excluded.insights_on, updated_at = now()`),
   );
 }
 
@@ -128,13 +125,12 @@ export async function pendingChanges(trx: Knex.Transaction, userId: number): Pro
 export async function drainChanges(trx: Knex.Transaction, userId: number, seen: SeenChange[]): Promise<void> {
   if (seen.length === 0) return;
   await trx.raw(
-    `delete from value_changes c
+    ...knexRaw(sql`delete from value_changes c
       using (select v.date from value_changes v
-               join jsonb_to_recordset(?::jsonb) as s(date date, changed_at timestamptz) on v.date = s.date and v.changed_at = s.changed_at
-              where v.user_id = ?
+               join jsonb_to_recordset(${JSON.stringify(seen)}::jsonb) as s(date date, changed_at timestamptz) on v.date = s.date and v.changed_at = s.changed_at
+              where v.user_id = ${userId}
               order by v.date
                 for update of v) as locked
-      where c.user_id = ? and c.date = locked.date`,
-    [JSON.stringify(seen), userId, userId],
+      where c.user_id = ${userId} and c.date = locked.date`),
   );
 }

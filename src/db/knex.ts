@@ -115,11 +115,3 @@ class PreparingPgClient extends PgClient {
     return withAnswerDeadline(super._query(connection, obj), connection, this.config.unansweredQueryMs ?? 0);
   }
 }
-
-/**
- * A JS array bound as ONE PostgreSQL array parameter (write `?::bigint[]`, `?::date[]`…): pg turns
- * it into an array literal, nulls included. Knex's types only know arrays of strings or numbers.
- */
-export function sqlArray(values: ReadonlyArray<string | number | boolean | null>): Knex.Value {
-  return values as unknown as Knex.Value;
-}

@@ -142,3 +142,13 @@ export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
     await client.releaseConnection(connection);
   }
 }
+
+/** A connection's own query function: a pg client the caller holds (inside its transaction, say). */
+export interface QueryFunction {
+  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
+
+/** Runs one statement on a connection the caller holds; its rows. */
+export async function rowsOn<R extends object>(client: QueryFunction, statement: Sql): Promise<R[]> {
+  return (await client.query<R>(statement.text, statement.values as unknown[])).rows;
+}

@@ -3,6 +3,7 @@
  * user. The generator itself is pure (demo-generator.ts, demo-models.ts).
  */
 import type { Knex } from 'knex';
+import { knexRaw, sql } from '../db/sql';
 import { DEMO_SERVICE } from '../db/catalogue-services';
 import { TEMPLATES_BY_NAME } from '../db/catalogue-templates';
 import { isTextValueType } from '../db/catalogue-value-types';
@@ -79,21 +80,19 @@ export async function loadDemoData(knex: Knex, userId: number, opts: DemoDataOpt
     // 65535-parameter limit of a statement.
     for (let start = 0; start < values.length; start += CHUNK_ROWS) {
       await trx.raw(
-        `insert into attribute_values (user_id, attribute_id, date, value_num, value_text)
-         select ?, r.attribute_id, r.date, r.value_num, r.value_text
-         from jsonb_to_recordset(?::jsonb) as r(attribute_id bigint, date date, value_num double precision, value_text text)
+        ...knexRaw(sql`insert into attribute_values (user_id, attribute_id, date, value_num, value_text)
+         select ${userId}::bigint, r.attribute_id, r.date, r.value_num, r.value_text
+         from jsonb_to_recordset(${JSON.stringify(values.slice(start, start + CHUNK_ROWS))}::jsonb) as r(attribute_id bigint, date date, value_num double precision, value_text text)
          on conflict (user_id, attribute_id, date)
-         do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = now()`,
-        [userId, JSON.stringify(values.slice(start, start + CHUNK_ROWS))],
+         do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = now()`),
       );
     }
 
     const dates = [...new Set(values.map((v) => v.date))];
     await trx.raw(
-      `insert into value_changes (user_id, date)
-       select ?, d::date from jsonb_array_elements_text(?::jsonb) as d
-       on conflict (user_id, date) do update set changed_at = now()`,
-      [userId, JSON.stringify(dates)],
+      ...knexRaw(sql`insert into value_changes (user_id, date)
+       select ${userId}::bigint, d::date from jsonb_array_elements_text(${JSON.stringify(dates)}::jsonb) as d
+       on conflict (user_id, date) do update set changed_at = now()`),
     );
     return { attributes: rows.length, values: values.length };
   });

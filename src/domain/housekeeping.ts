@@ -18,6 +18,7 @@
  *   kept while its grant has tokens, so its replay still revokes them (RFC 6749 §4.1.2).
  */
 import type { Knex } from 'knex';
+import { knexRaw, sql } from '../db/sql';
 
 export const GRANT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -49,38 +50,36 @@ async function rowCount(query: Promise<{ rowCount: number | null }>): Promise<nu
 /** Deletes what has expired as of `now` (see the module comment); how many rows of each kind. */
 export async function sweepExpired(db: Knex, now: Date): Promise<HousekeepingSummary> {
   const sessions = await inBatches(() =>
-    rowCount(db.raw('delete from sessions where id_hash in (select id_hash from sessions where expires_at <= ? limit ?)', [now, BATCH])),
+    rowCount(db.raw(...knexRaw(sql`delete from sessions where id_hash in (select id_hash from sessions where expires_at <= ${now} limit ${BATCH})`))),
   );
   const rateLimits = await inBatches(() =>
-    rowCount(db.raw('delete from rate_limits where key in (select key from rate_limits where expire <= ? limit ?)', [now.getTime(), BATCH])),
+    rowCount(db.raw(...knexRaw(sql`delete from rate_limits where key in (select key from rate_limits where expire <= ${now.getTime()} limit ${BATCH})`))),
   );
   const throttleCutoff = new Date(now.getTime() - THROTTLE_RETENTION_MS);
   const throttleEvents = await inBatches(() =>
-    rowCount(db.raw('delete from throttle_events where id in (select id from throttle_events where at <= ? limit ?)', [throttleCutoff, BATCH])),
+    rowCount(db.raw(...knexRaw(sql`delete from throttle_events where id in (select id from throttle_events where at <= ${throttleCutoff} limit ${BATCH})`))),
   );
   const grantCutoff = new Date(now.getTime() - GRANT_RETENTION_MS);
   // A grant's end: when its last token stopped working (revoked, replaced or expired, whichever first).
   const tokens = await inBatches(() =>
     rowCount(
       db.raw(
-        `delete from tokens where grant_id in (
+        ...knexRaw(sql`delete from tokens where grant_id in (
            select grant_id from tokens
             group by grant_id
-           having bool_and(revoked_at is not null or replaced_at is not null or coalesce(refresh_expires_at, access_expires_at) <= ?)
-              and max(least(coalesce(revoked_at, 'infinity'), coalesce(replaced_at, 'infinity'), coalesce(refresh_expires_at, access_expires_at))) <= ?
-            limit ?)`,
-        [now, grantCutoff, GRANT_BATCH],
+           having bool_and(revoked_at is not null or replaced_at is not null or coalesce(refresh_expires_at, access_expires_at) <= ${now})
+              and max(least(coalesce(revoked_at, 'infinity'), coalesce(replaced_at, 'infinity'), coalesce(refresh_expires_at, access_expires_at))) <= ${grantCutoff}
+            limit ${GRANT_BATCH})`),
       ),
     ),
   );
   const codes = await inBatches(() =>
     rowCount(
       db.raw(
-        `delete from authorisation_codes where code_hash in (
+        ...knexRaw(sql`delete from authorisation_codes where code_hash in (
            select c.code_hash from authorisation_codes c
-            where c.expires_at <= ? and not exists (select 1 from tokens t where t.grant_id = c.grant_id)
-            limit ?)`,
-        [new Date(now.getTime() - CODE_RETENTION_MS), BATCH],
+            where c.expires_at <= ${new Date(now.getTime() - CODE_RETENTION_MS)} and not exists (select 1 from tokens t where t.grant_id = c.grant_id)
+            limit ${BATCH})`),
       ),
     ),
   );

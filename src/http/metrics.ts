@@ -4,7 +4,7 @@
  * (never prom-client's global one), so several apps in one process keep separate counts.
  *
  * - `daybook_http_requests_total` and `daybook_http_request_duration_seconds` by method, route
- *   template (ctx.state.route, recorded by openapi.ts `recordRoute`; `unmatched` for unknown
+ *   template (ctx.state.route, recorded by serve.ts `recordRoute`; `unmatched` for unknown
  *   paths) and status; `daybook_rate_limited_total`: answers 429 (API rate limit, sign-in and sign-up throttles).
  * - `daybook_db_pool_connections{state}`: the knex pool's used, free and pending (waiting for a
  *   connection) counts, read at scrape time.

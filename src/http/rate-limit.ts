@@ -3,7 +3,7 @@
  * connection (domain/apps-and-grants/quota.ts: person and app for OAuth tokens, person for a simple token or a
  * session), counted atomically in Postgres so every instance shares one count. A request with
  * credentials was already counted by the statement that looked them up (http/auth.ts), or is
- * counted by its read's statement (a remembered credential, `limitDeferred`); the others are counted
+ * counted by the handler's first statement (a remembered credential, `limitFirstStatement`); the others are counted
  * here (rate-limiter-flexible, on the same table). Requests without a principal count
  * against the client's address. Every answer carries the X-RateLimit-* headers and the IETF
  * RateLimit / RateLimit-Policy fields; past the limit, 429.

@@ -31,6 +31,7 @@ import { weekDate } from '../analytics/week';
 import { sweepExpired } from '../domain/housekeeping';
 import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from './webhook-delivery';
 import { ADVISORY_LOCKS, withSessionLock } from '../db/advisory-locks';
+import { knexRaw, raw, sql } from '../db/sql';
 
 export const QUEUES = {
   derive: 'derive-user',
@@ -161,15 +162,14 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     // the weeks: a job is marked completed only after its week committed.
     return (
       await db.raw(
-        `select u.id, u.timezone, (select max(w.date) from derived_weeks w where w.user_id = u.id) as last_week, s.insights_on,
-                exists (select 1 from ${BOSS_SCHEMA}.job j
-                         where j.name = ? and j.singleton_key = 'user:' || u.id and j.state in ('created', 'retry', 'active')) as deriving
+        ...knexRaw(sql`select u.id, u.timezone, (select max(w.date) from derived_weeks w where w.user_id = u.id) as last_week, s.insights_on,
+                exists (select 1 from ${raw(BOSS_SCHEMA)}.job j
+                         where j.name = ${QUEUES.derive} and j.singleton_key = 'user:' || u.id and j.state in ('created', 'retry', 'active')) as deriving
            from users u
            left join derive_state s on s.user_id = u.id
-          where u.id > ? and exists (select 1 from attribute_values v where v.user_id = u.id)
+          where u.id > ${afterId} and exists (select 1 from attribute_values v where v.user_id = u.id)
           order by u.id
-          limit ?`,
-        [QUEUES.derive, afterId, pageSize],
+          limit ${pageSize}`),
       )
     ).rows;
   }

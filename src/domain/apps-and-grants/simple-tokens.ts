@@ -15,7 +15,7 @@ import { findUserBySimpleTokenAndCount, profileOf } from '../identity/users';
  * The principal of a simple token (undefined when no account has it) and, with `quota`, the
  * request's count: one statement; a token seen in the last minute is only rechecked and counted
  * (recent-credentials.ts); with `options.use` 'defer', the remembered one comes back unchecked (`remembered`), for
- * the request's read to recheck and count (DeferredCheck).
+ * the request's first statement to recheck and count (CredentialsRecheck, credential-recheck.ts).
  */
 export async function authenticateSimpleTokenAndCount(
   db: Knex,

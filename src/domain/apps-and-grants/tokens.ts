@@ -96,7 +96,7 @@ interface TokenRow extends AccountProfile {
  * With `recent`, a token seen in the last minute is only rechecked (its rows unchanged) and counted,
  * in one narrower statement (recent-credentials.ts); a token whose rows changed is looked up again.
  * With `options.use` 'defer', not even that: the remembered credential comes back unchecked (`remembered`),
- * for the request's read to recheck and count (DeferredCheck).
+ * for the request's first statement to recheck and count (CredentialsRecheck, credential-recheck.ts).
  */
 export async function authenticateAccessTokenAndCount(
   db: Knex,

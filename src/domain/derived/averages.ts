@@ -3,6 +3,8 @@
  * filters, the visibility rule, the order, and the v2 document's Average object. One query: the page's
  * rows carry a window count of all matching rows.
  */
+import { knexRaw, raw, sql } from '../../db/sql';
+import { attributeOrder } from '../tracking/attribute-order';
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import { MAX_OFFSET } from '../tracking/values';
@@ -76,7 +78,7 @@ export async function listAverages(
     .from(sets.as('s'))
     .select('s.attribute', 's.date', 's.overall', 's.monday', 's.tuesday', 's.wednesday', 's.thursday', 's.friday', 's.saturday', 's.sunday')
     .select(db.raw('count(*) over () as total'))
-    .orderBy([{ column: 's.group_priority' }, { column: 's.attribute_priority' }, { column: 's.attribute' }, { column: 's.date', order: 'desc' }])
+    .orderByRaw(...knexRaw(sql`${attributeOrder(raw('s.group_priority'), raw('s.attribute_priority'), raw('s.attribute'))}, s.date desc`))
     .limit(input.page.limit)
     .offset(Math.min(input.page.offset, MAX_OFFSET));
   if (filters.sets === 'latest-per-attribute') query.where('s.newest', 1);

@@ -6,6 +6,8 @@
  * and a download the browser abandons simply stops. No credential is ever included: not the
  * password hash, the simple token, a client secret or a token.
  */
+import { knexRaw } from '../../db/sql';
+import { ATTRIBUTE_ORDER } from '../tracking/attribute-order';
 import type { Knex } from 'knex';
 import { VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue-value-types';
 import { listClientsOwnedBy } from '../apps-and-grants/clients';
@@ -85,7 +87,7 @@ export async function* accountJson(db: Knex, userId: number, now: Date): AsyncGe
     .join('groups as g', 'g.name', 'a.group_name')
     .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
     .where('a.user_id', userId)
-    .orderBy([{ column: 'g.priority' }, { column: 'a.priority' }, { column: 'a.name' }])
+    .orderByRaw(...knexRaw(ATTRIBUTE_ORDER))
     .select(
       'a.id',
       'a.name',

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import { PREPARED } from '../../db/knex';
 import { COUNT_COLUMNS, countedCte, countOf, quotaKeyOf, type QuotaCount, type QuotaWindow } from '../apps-and-grants/quota';
-import { raw, rows, sql } from '../../db/sql';
+import { knexRaw, raw, rows, sql } from '../../db/sql';
 import { invalidInput } from '../errors';
 import { hashCredential, hashPassword, simpleTokenFor, verifyPassword } from './credentials';
 import { isValidTimeZone } from '../time';
@@ -159,7 +159,7 @@ export async function findUserByUsername(db: Knex, username: string): Promise<(U
   if (username.includes('\u0000')) return undefined;
   return db('users')
     .select([...USER_COLUMNS, 'password_hash'])
-    .whereRaw('lower(username) = lower(?)', [username])
+    .whereRaw(...knexRaw(sql`lower(username) = lower(${username})`))
     .first();
 }
 

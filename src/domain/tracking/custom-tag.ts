@@ -6,6 +6,8 @@
  * tag: a boolean (type 7) of the custom group is an ordinary attribute, not a tag, for the writes
  * (the day's custom text) and for the statistics alike.
  */
+import { sql, type Sql } from '../../db/sql';
+
 export const CUSTOM_GROUP = 'custom';
 /** A tag's value type: integer, 1 on the days it was used. */
 export const TAG_VALUE_TYPE = 0;
@@ -15,4 +17,9 @@ export const TAG_PRIORITY = 2;
 /** True for a custom tag: a custom-group integer attribute with priority 2 or more. */
 export function isCustomTag(attribute: { group: string; valueType: number; priority: number }): boolean {
   return attribute.group === CUSTOM_GROUP && attribute.valueType === TAG_VALUE_TYPE && attribute.priority >= TAG_PRIORITY;
+}
+
+/** The same rule in SQL: the attribute row `a` (a table alias, `raw('a')`) is a custom tag. */
+export function isCustomTagSql(a: Sql): Sql {
+  return sql`(${a}.group_name = ${CUSTOM_GROUP}::text and ${a}.value_type = ${TAG_VALUE_TYPE}::smallint and ${a}.priority >= ${TAG_PRIORITY}::integer)`;
 }

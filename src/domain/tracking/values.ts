@@ -7,7 +7,7 @@
 import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import type { Database } from '../../db/database';
-import { raw, sql } from '../../db/sql';
+import { fragment, raw, sql } from '../../db/sql';
 import { isIntegerValueType, isTextValueType } from '../../db/catalogue-value-types';
 import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from '../time';
 import { visibleTo, whereVisible, type Visibility } from '../apps-and-grants/visibility';
@@ -108,13 +108,13 @@ export async function listDailyValues(db: Knex, input: ListValuesInput): Promise
     .select(
       'a.value_type',
       db.raw('(select min(f.date) from attribute_values f where f.user_id = a.user_id and f.attribute_id = a.id) as first'),
-      db.raw(
-        `coalesce((
+      fragment(
+        db,
+        sql`coalesce((
            select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
            from attribute_values v
-           where v.user_id = a.user_id and v.attribute_id = a.id and v.date between ? and ?
+           where v.user_id = a.user_id and v.attribute_id = a.id and v.date between ${window?.oldest ?? input.dateMax}::date and ${window?.newest ?? input.dateMax}::date
          ), '[]'::json) as stored`,
-        [window?.oldest ?? input.dateMax, window?.newest ?? input.dateMax],
       ),
     )
     .first();

@@ -3,6 +3,7 @@
  * re-sending (docs/webhooks.md, "From a change to a delivery").
  */
 import type { Knex } from 'knex';
+import { fragment, sql } from '../../db/sql';
 import type { WebhookEndpoint } from './endpoints';
 import type { EventType } from './events';
 
@@ -84,7 +85,7 @@ export async function recordAttempt(
     }
     const [row] = await trx('webhook_endpoints')
       .where({ id: endpoint.id })
-      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [now]) })
+      .update({ failing_since: fragment(trx, sql`coalesce(failing_since, ${now}::timestamptz)`) })
       .returning(['failing_since', 'disabled_at']);
     if (!row || row.disabled_at !== null || now.getTime() - new Date(row.failing_since).getTime() < DISABLE_AFTER_MS) return { disabled: false };
     await trx('webhook_endpoints')

@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { knexRaw, sql } from '../../db/sql';
 import { invalidInput } from '../errors';
 import { EVENT_TYPES, isEventType, type EventType } from './events';
 import { endpointUrlProblem } from './url-safety';
@@ -72,7 +73,7 @@ export async function createEndpoint(db: Knex, clientPk: number, input: Endpoint
   const url = await checkUrl(input.url, allowLoopback);
   return db.transaction(async (trx) => {
     // Serialises the app's creations, so the limit holds under concurrent requests.
-    await trx.raw('select 1 from oauth_clients where id = ? for update', [clientPk]);
+    await trx.raw(...knexRaw(sql`select 1 from oauth_clients where id = ${clientPk} for update`));
     const [{ count }] = await trx('webhook_endpoints').where({ client_pk: clientPk }).count<{ count: string }[]>({ count: '*' });
     if (Number(count) >= MAX_ENDPOINTS_PER_APP) throw invalidInput(`An app may have at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints: delete one first.`);
     const [row] = await trx('webhook_endpoints')

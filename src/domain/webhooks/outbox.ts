@@ -13,14 +13,14 @@
  * whose grant ended.
  */
 import crypto from 'node:crypto';
+import { raw, rowsOn, sql, type QueryFunction } from '../../db/sql';
+import { liveToken } from '../apps-and-grants/tokens';
 import { expandScopes } from '../apps-and-grants/scopes';
 import { isVisible, readOrWriteVisibility, readVisibility, type Visibility } from '../apps-and-grants/visibility';
 import type { EventType } from './events';
 
 /** A connection's query function (a pg client inside a transaction). */
-export interface SqlClient {
-  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
-}
+export type SqlClient = QueryFunction;
 
 export interface DispatchOptions {
   /** A person's value changes wait until the oldest is this old, so that batches sent close together make one event. */
@@ -75,58 +75,56 @@ interface Message {
 
 /** Takes the due rows of the value outbox, one (person, attribute, day) per change. */
 async function takeValueChanges(client: SqlClient, coalesceMs: number, limit: number): Promise<ValueChange[]> {
-  const { rows } = (await client.query(
-    `delete from webhook_value_changes c
+  const rows = await rowsOn<ValueChangeRow>(
+    client,
+    sql`delete from webhook_value_changes c
       using (select user_id, date from webhook_value_changes
               where user_id in (select user_id from webhook_value_changes group by user_id
-                                having min(changed_at) <= now() - $1 * interval '1 millisecond')
+                                having min(changed_at) <= now() - ${coalesceMs}::integer * interval '1 millisecond')
               order by user_id, date
-              limit $2
+              limit ${limit}::integer
                 for update skip locked) d
       where c.user_id = d.user_id and c.date = d.date
       returning c.user_id, c.date::text as date, c.attribute_ids`,
-    [coalesceMs, limit],
-  )) as { rows: ValueChangeRow[] };
+  );
   return rows.flatMap((row) => row.attribute_ids.map((id) => ({ user_id: row.user_id, attribute_id: String(id), date: row.date })));
 }
 
 const takeEvents = (client: SqlClient, limit: number) =>
-  client.query(
-    `delete from webhook_events where id in (select id from webhook_events order by id limit $1 for update skip locked)
+  rowsOn<OtherEvent>(
+    client,
+    sql`delete from webhook_events where id in (select id from webhook_events order by id limit ${limit}::integer for update skip locked)
       returning user_id, client_pk, type, data`,
-    [limit],
-  ) as Promise<{ rows: OtherEvent[] }>;
+  );
 
-/** The enabled endpoints of apps holding a live grant from these people, with the grants' scopes. */
-const subscriptionsOf = (client: SqlClient, userIds: string[]) =>
-  client.query(
-    `select e.id as endpoint_id, e.client_pk, e.events, t.user_id, array_agg(distinct s.scope) as scopes
+/** The enabled endpoints of apps holding a live grant (a live token at `now`) from these people, with the grants' scopes. */
+const subscriptionsOf = (client: SqlClient, userIds: string[], now: Date) =>
+  rowsOn<Subscription>(
+    client,
+    sql`select e.id as endpoint_id, e.client_pk, e.events, t.user_id, array_agg(distinct s.scope) as scopes
        from webhook_endpoints e
        join tokens t on t.client_pk = e.client_pk
        cross join unnest(t.scopes) as s(scope)
-      where e.disabled_at is null and t.user_id = any($1::bigint[])
-        and t.revoked_at is null and t.replaced_at is null and coalesce(t.refresh_expires_at, t.access_expires_at) > now()
+      where e.disabled_at is null and t.user_id = any(${userIds}::bigint[]) and ${liveToken(raw('t'), now)}
       group by e.id, t.user_id
       order by e.id, t.user_id`,
-    [userIds],
-  ) as Promise<{ rows: Subscription[] }>;
+  );
 
 const endpointsOfApps = (client: SqlClient, clientPks: string[]) =>
-  client.query(`select id as endpoint_id, client_pk, events from webhook_endpoints where disabled_at is null and client_pk = any($1::bigint[])`, [
-    clientPks,
-  ]) as Promise<{
-    rows: Array<Omit<Subscription, 'user_id' | 'scopes'>>;
-  }>;
+  rowsOn<Omit<Subscription, 'user_id' | 'scopes'>>(
+    client,
+    sql`select id as endpoint_id, client_pk, events from webhook_endpoints where disabled_at is null and client_pk = any(${clientPks}::bigint[])`,
+  );
 
 async function namesOf(client: SqlClient, table: 'users' | 'oauth_clients', column: 'username' | 'client_id', ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await client.query<{ id: string; name: string }>(`select id, ${column} as name from ${table} where id = any($1::bigint[])`, [ids]);
+  const rows = await rowsOn<{ id: string; name: string }>(client, sql`select id, ${raw(column)} as name from ${raw(table)} where id = any(${ids}::bigint[])`);
   return new Map(rows.map((row) => [String(row.id), row.name]));
 }
 
 async function attributesOf(client: SqlClient, ids: string[]): Promise<Map<string, AttributeInfo>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await client.query<AttributeInfo>('select id, name, group_name, manual from attributes where id = any($1::bigint[])', [ids]);
+  const rows = await rowsOn<AttributeInfo>(client, sql`select id, name, group_name, manual from attributes where id = any(${ids}::bigint[])`);
   return new Map(rows.map((row) => [String(row.id), row]));
 }
 
@@ -157,7 +155,8 @@ function changesByPerson(changes: ValueChange[]): Map<string, Map<string, string
 }
 
 /** The messages of one run: one per endpoint and person for values, one per endpoint and event for the others. */
-async function messagesFor(client: SqlClient, changes: ValueChange[], events: OtherEvent[], timestamp: string): Promise<Message[]> {
+async function messagesFor(client: SqlClient, changes: ValueChange[], events: OtherEvent[], now: Date): Promise<Message[]> {
+  const timestamp = now.toISOString();
   const userIds = [...new Set([...changes.map((c) => String(c.user_id)), ...events.map((e) => String(e.user_id))])];
   const attributeIds = [
     ...new Set([...changes.map((c) => String(c.attribute_id)), ...events.filter((e) => e.data.attribute_id).map((e) => String(e.data.attribute_id))]),
@@ -171,7 +170,7 @@ async function messagesFor(client: SqlClient, changes: ValueChange[], events: Ot
     ),
   ];
   // One after another: they share one connection.
-  const { rows: subscriptions } = await subscriptionsOf(client, userIds);
+  const subscriptions = await subscriptionsOf(client, userIds, now);
   const usernames = await namesOf(client, 'users', 'username', userIds);
   const attributes = await attributesOf(client, attributeIds);
   const services = await namesOf(client, 'oauth_clients', 'client_id', clientPks);
@@ -231,7 +230,7 @@ async function messagesFor(client: SqlClient, changes: ValueChange[], events: Ot
   // grant.revoked: the app whose grant ended, which by now holds no live grant.
   const revoked = events.filter((e) => e.type === 'grant.revoked' && e.client_pk !== null);
   if (revoked.length > 0) {
-    const { rows: endpoints } = await endpointsOfApps(client, [...new Set(revoked.map((e) => String(e.client_pk)))]);
+    const endpoints = await endpointsOfApps(client, [...new Set(revoked.map((e) => String(e.client_pk)))]);
     for (const event of revoked) {
       const username = usernames.get(String(event.user_id));
       if (username === undefined) continue;
@@ -249,28 +248,30 @@ const newMessageId = () => `msg_${crypto.randomBytes(16).toString('base64url')}`
 
 /** Deliveries whose re-send was asked for (deliveries.ts), set pending again. */
 const takeResends = (client: SqlClient, limit: number) =>
-  client.query(
-    `update webhook_deliveries set resend_requested_at = null, status = 'pending'
-      where id in (select id from webhook_deliveries where resend_requested_at is not null order by id limit $1 for update skip locked)
+  rowsOn<{ id: string }>(
+    client,
+    sql`update webhook_deliveries set resend_requested_at = null, status = 'pending'
+      where id in (select id from webhook_deliveries where resend_requested_at is not null order by id limit ${limit}::integer for update skip locked)
       returning id`,
-    [limit],
-  ) as Promise<{ rows: Array<{ id: string }> }>;
+  );
 
 /** One run of the dispatcher; answers how many deliveries it queued. The caller holds `client` in a transaction. */
 export async function dispatchOutbox(client: SqlClient, now: Date, options: DispatchOptions): Promise<number> {
   const limit = options.limit ?? 5000;
-  const { rows: resends } = await takeResends(client, limit);
+  const resends = await takeResends(client, limit);
   const changes = await takeValueChanges(client, options.coalesceMs, limit);
-  const { rows: events } = await takeEvents(client, limit);
-  const messages = changes.length === 0 && events.length === 0 ? [] : await messagesFor(client, changes, events, now.toISOString());
-  const { rows: created } =
+  const events = await takeEvents(client, limit);
+  const messages = changes.length === 0 && events.length === 0 ? [] : await messagesFor(client, changes, events, now);
+  const created =
     messages.length === 0
-      ? { rows: [] }
-      : await client.query<{ id: string }>(
-          `insert into webhook_deliveries (message_id, endpoint_id, event_type, body, created_at)
-     select m.message_id, m.endpoint_id, m.event_type, m.body, $5 from unnest($1::text[], $2::bigint[], $3::text[], $4::text[]) as m(message_id, endpoint_id, event_type, body)
+      ? []
+      : await rowsOn<{ id: string }>(
+          client,
+          sql`insert into webhook_deliveries (message_id, endpoint_id, event_type, body, created_at)
+     select m.message_id, m.endpoint_id, m.event_type, m.body, ${now}::timestamptz
+       from unnest(${messages.map(newMessageId)}::text[], ${messages.map((m) => m.endpointId)}::bigint[], ${messages.map((m) => m.type)}::text[], ${messages.map((m) => m.body)}::text[])
+            as m(message_id, endpoint_id, event_type, body)
      returning id`,
-          [messages.map(newMessageId), messages.map((m) => m.endpointId), messages.map((m) => m.type), messages.map((m) => m.body), now],
         );
   const queued = [...resends, ...created].map((row) => Number(row.id));
   for (const id of queued) await options.enqueue(client, id);

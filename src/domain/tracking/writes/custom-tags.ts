@@ -6,8 +6,8 @@
  * until it fits 250 characters.
  */
 import type { Knex } from 'knex';
-import { PREPARED, sqlArray } from '../../../db/knex';
-import { CUSTOM_GROUP, isCustomTag, TAG_PRIORITY, TAG_VALUE_TYPE } from '../custom-tag';
+import { inTransaction, raw, sql } from '../../../db/sql';
+import { CUSTOM_GROUP, isCustomTag, isCustomTagSql } from '../custom-tag';
 import type { WritableAttribute, WriteContext } from './context';
 
 export const CUSTOM_STRING_TEMPLATE = 'custom';
@@ -67,34 +67,22 @@ async function createCustomAttribute(trx: Knex.Transaction, context: WriteContex
  */
 export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteContext, dates: Iterable<string>): Promise<void> {
   const days = [...new Set(dates)].sort();
-  const { rows } = await trx
-    .raw(
-      `(select 0 as part, null::date as date, a.name, a.id as attribute_id, false as is_text, null::timestamptz as updated_at
-          from attributes a where a.user_id = ? and a.name = ?)
+  const rows = await inTransaction<DayTagRow>(
+    trx,
+    sql`(select 0 as part, null::date as date, a.name, a.id as attribute_id, false as is_text, null::timestamptz as updated_at
+          from attributes a where a.user_id = ${context.userId} and a.name = ${CUSTOM_STRING_TEMPLATE})
        union all
-       (select 1, v.date, a.name, a.id, a.name = ?, v.updated_at
+       (select 1, v.date, a.name, a.id, a.name = ${CUSTOM_STRING_TEMPLATE}, v.updated_at
           from attribute_values v
           join attributes a on a.user_id = v.user_id and a.id = v.attribute_id
-         where v.user_id = ? and v.date = any(?::date[])
-           and ((a.group_name = ? and a.value_type = ? and a.priority >= ? and v.value_num = 1) or a.name = ?))
+         where v.user_id = ${context.userId} and v.date = any(${days}::date[])
+           and ((${isCustomTagSql(raw('a'))} and v.value_num = 1) or a.name = ${CUSTOM_STRING_TEMPLATE}))
        order by part, date, updated_at, name`,
-      [
-        context.userId,
-        CUSTOM_STRING_TEMPLATE,
-        CUSTOM_STRING_TEMPLATE,
-        context.userId,
-        sqlArray(days),
-        CUSTOM_GROUP,
-        TAG_VALUE_TYPE,
-        TAG_PRIORITY,
-        CUSTOM_STRING_TEMPLATE,
-      ],
-    )
-    .options(PREPARED);
+  );
   const tagsOf = new Map<string, string[]>(days.map((date) => [date, []]));
   const withText = new Set<string>();
   let customId: number | undefined;
-  for (const row of rows as DayTagRow[]) {
+  for (const row of rows) {
     if (row.part === 0) customId = row.attribute_id;
     else if (row.is_text) withText.add(row.date!);
     else tagsOf.get(row.date!)!.push(row.name);
@@ -102,13 +90,12 @@ export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteCo
   const texts = days.filter((date) => withText.has(date) || tagsOf.get(date)!.length > 0).map((date) => ({ date, text: customText(tagsOf.get(date)!) }));
   if (texts.length === 0) return;
   customId ??= await createCustomAttribute(trx, context);
-  await trx
-    .raw(
-      `insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-       select ?, ?, t.date, null, t.text, ? from unnest(?::date[], ?::text[]) with ordinality as t(date, text, position) order by t.position
+  await inTransaction(
+    trx,
+    sql`insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+       select ${context.userId}, ${customId}, t.date, null, t.text, ${context.now}::timestamptz
+         from unnest(${texts.map((t) => t.date)}::date[], ${texts.map((t) => t.text)}::text[]) with ordinality as t(date, text, position) order by t.position
        on conflict (user_id, attribute_id, date)
        do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`,
-      [context.userId, customId, context.now, sqlArray(texts.map((t) => t.date)), sqlArray(texts.map((t) => t.text))],
-    )
-    .options(PREPARED);
+  );
 }

@@ -13,7 +13,6 @@
  */
 import type { Knex } from 'knex';
 import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue-templates';
-import { PREPARED, sqlArray } from '../../../db/knex';
 import { inTransaction, raw, sql } from '../../../db/sql';
 import { ableToHandle, lastConnected } from '../able-services';
 import {
@@ -123,14 +122,12 @@ async function applyAcquires(trx: Knex.Transaction, context: WriteContext, outco
   const taken = [...changed].map(([name, { manual }]) => ({ id: attributes.get(name)!.id, manual }));
   if (taken.length > 0) {
     taken.sort((a, b) => a.id - b.id);
-    await trx
-      .raw(
-        `update attributes a set owner_client_pk = ?, active = true, manual = coalesce(t.manual, a.manual)
-         from unnest(?::bigint[], ?::boolean[]) as t(id, manual)
-        where a.user_id = ? and a.id = t.id`,
-        [context.clientPk, sqlArray(taken.map((t) => t.id)), sqlArray(taken.map((t) => t.manual ?? null)), context.userId],
-      )
-      .options(PREPARED);
+    await inTransaction(
+      trx,
+      sql`update attributes a set owner_client_pk = ${context.clientPk}, active = true, manual = coalesce(t.manual, a.manual)
+         from unnest(${taken.map((t) => t.id)}::bigint[], ${taken.map((t) => t.manual ?? null)}::boolean[]) as t(id, manual)
+        where a.user_id = ${context.userId} and a.id = t.id`,
+    );
   }
   await rememberServices(trx, context, [...taken.map((t) => t.id), ...[...created.values()].map((a) => a.id)]);
 }
@@ -209,14 +206,12 @@ async function applyReleases(
   if (released.size === 0) return;
   const ids = [...released.keys()].sort((a, b) => a - b);
   const next = await nextOwners(trx, context, ids);
-  await trx
-    .raw(
-      `update attributes a set owner_client_pk = t.owner, active = t.owner is not null
-       from unnest(?::bigint[], ?::bigint[]) as t(id, owner)
-      where a.user_id = ? and a.id = t.id`,
-      [sqlArray(ids), sqlArray(ids.map((id) => next.get(id) ?? null)), context.userId],
-    )
-    .options(PREPARED);
+  await inTransaction(
+    trx,
+    sql`update attributes a set owner_client_pk = t.owner, active = t.owner is not null
+       from unnest(${ids}::bigint[], ${ids.map((id) => next.get(id) ?? null)}::bigint[]) as t(id, owner)
+      where a.user_id = ${context.userId} and a.id = t.id`,
+  );
   // It released them: it no longer "can handle" them (`available_services`, the v2 document's `releaseAttributes`).
   await trx('attribute_services').where({ user_id: context.userId, client_pk: context.clientPk }).whereIn('attribute_id', ids).delete();
 }
