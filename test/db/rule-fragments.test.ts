@@ -54,7 +54,7 @@ describe('a live token (liveToken) and a usable access token (usableAccessToken)
     const { user } = await makeUser(app);
     const { client } = await makeClient(app, user);
     await makeToken(app, user, client, ['mood_read'], new Date(NOW.getTime() - DAY_MS));
-    await app.db('tokens').where({ user_id: user.id }).update(token);
+    if (Object.keys(token).length > 0) await app.db('tokens').where({ user_id: user.id }).update(token);
     const [row] = await rows<{ live: boolean; usable: boolean }>(
       app.db,
       sql`select ${liveToken(raw('t'), NOW)} as live, ${usableAccessToken(raw('t'), NOW)} as usable from tokens t where t.user_id = ${user.id}`,
@@ -229,15 +229,15 @@ describe('no copy of a rule stands elsewhere in src/', () => {
   /** Each rule's condition, and the one file that may spell it. */
   const RULES: Array<{ rule: string; pattern: RegExp; home: string }> = [
     { rule: 'a live token', pattern: /replaced_at is null/, home: 'src/domain/apps-and-grants/tokens.ts' },
-    { rule: 'able to handle an attribute', pattern: /\.builtin\b|'c\.builtin'/, home: 'src/domain/tracking/able-services.ts' },
+    { rule: 'able to handle an attribute', pattern: /builtin\s+or\s+exists|builtin', true\)\.or/, home: 'src/domain/tracking/able-services.ts' },
     {
       rule: 'the attribute list order',
-      pattern: /g\.priority'?\s*\}?\s*,\s*\{?\s*(column: )?'?a\.priority|g\.priority, a\.priority/,
+      pattern: /g\.priority\W+(column\W+|raw\W+)?a\.priority/,
       home: 'src/domain/tracking/attribute-order.ts',
     },
     { rule: 'within the rate limit', pattern: /points\s*(<=|>)\s*(\?|limit|this\.limit|\$)/, home: 'src/domain/apps-and-grants/quota.ts' },
     { rule: 'the quota key', pattern: /person:'|:app:'/, home: 'src/domain/apps-and-grants/quota.ts' },
-    { rule: 'the day locks', pattern: /pg_advisory_xact_lock\(/, home: 'src/domain/tracking/writes/day-locks.ts' },
+    { rule: 'the day locks', pattern: /ADVISORY_LOCKS\.dayLocks/, home: 'src/domain/tracking/writes/day-locks.ts' },
     { rule: 'a custom tag', pattern: /priority\s*>=\s*(\?|\$|TAG_PRIORITY)/, home: 'src/domain/tracking/custom-tag.ts' },
     { rule: 'visibility by scopes', pattern: /group_name = any\(.*manual/, home: 'src/domain/apps-and-grants/visibility.ts' },
     { rule: "a person's local date", pattern: /at time zone/, home: 'src/domain/time.ts' },

@@ -86,24 +86,39 @@ async function storedState(w: Writer): Promise<unknown> {
   return { values, changes };
 }
 
-const send = (w: Writer, sample: Sample) =>
-  sample.method === 'GET' ? app.get(sample.path, { bearer: w.a }) : app.post(sample.path, { bearer: w.a, json: sample.json });
+/** Sends the sample with the writer's token; the answer and the text of every statement the request ran. */
+async function send(w: Writer, sample: Sample): Promise<{ res: TestResponse; statements: string[] }> {
+  const statements: string[] = [];
+  const listener = (query: { sql: string }) => statements.push(query.sql);
+  app.db.on('query', listener);
+  try {
+    const res = sample.method === 'GET' ? await app.get(sample.path, { bearer: w.a }) : await app.post(sample.path, { bearer: w.a, json: sample.json });
+    return { res, statements };
+  } finally {
+    app.db.removeListener('query', listener);
+  }
+}
+
+/** The check (the credential's recheck and the count) is the CTE `guard` of the request's first statement. */
+const carriesTheCheck = (statement: string | undefined) => /\bguard as \(/.test(statement ?? '');
 
 describe.each(deferring)('%s', (operationId) => {
   const sample = () => SAMPLES[operationId];
 
   test('with the remembered credential unchanged, it is served', async () => {
     const w = await rememberedWriter();
-    const res = await send(w, sample());
+    const { res, statements } = await send(w, sample());
     expect(res.status).toBe(200);
     sample().served(res);
+    expect(carriesTheCheck(statements[0])).toBe(true);
   });
 
   test('with the remembered credential revoked since, it answers 401 alone and writes nothing', async () => {
     const w = await rememberedWriter();
     const before = await storedState(w);
     await app.db('tokens').where({ user_id: w.user.id, client_pk: w.clientA.id }).update({ revoked_at: new Date() });
-    const res = await send(w, sample());
+    const { res, statements } = await send(w, sample());
+    expect(carriesTheCheck(statements[0])).toBe(true);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ detail: 'The access token has been revoked or replaced by a refresh.' });
     expect(await storedState(w)).toEqual(before);
@@ -117,7 +132,10 @@ describe.each(deferring)('%s', (operationId) => {
       .db('rate_limits')
       .where({ key: `${QUOTA_PREFIX}:${quotaKey(w.user.id, w.clientA.id)}` })
       .update({ points: limit });
-    const res = await send(w, sample());
+    const { res, statements } = await send(w, sample());
+    // Nothing but the first statement, which carried the check and found the request past the limit.
+    expect(statements).toHaveLength(1);
+    expect(carriesTheCheck(statements[0])).toBe(true);
     expect(res.status).toBe(429);
     expect(Object.keys(res.body)).toEqual(['detail']);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
