@@ -141,16 +141,16 @@ interface DayPageOptions {
   problems?: Map<string, string>;
 }
 
+/** Every attribute of the person with the days the page shows, ending at `date`. */
+async function dayRows(deps: Deps, person: User, date: string): Promise<AttributeRowWithValues[]> {
+  return (await listAttributeRowsWithValues(deps.database, { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS }))
+    .results;
+}
+
 async function dayPage(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, options: DayPageOptions = {}): Promise<void> {
   const nav = navFor(session, deps.now());
   const today = localDate(deps.now(), person.timezone);
-  const { results } = await listAttributeRowsWithValues(deps.database, {
-    userId: person.id,
-    visibility: EVERYTHING,
-    filters: {},
-    dateMax: date,
-    days: SPARK_DAYS,
-  });
+  const results = await dayRows(deps, person, date);
   const insights = await listInsightEntries(deps.db, {
     userId: person.id,
     visibility: EVERYTHING,
@@ -195,13 +195,7 @@ ${insightGroups(insights.results, date, person.timezone)}
  * (docs/pages.md, "The day's form").
  */
 async function saveDay(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, form: Record<string, unknown>): Promise<void> {
-  const { results } = await listAttributeRowsWithValues(deps.database, {
-    userId: person.id,
-    visibility: EVERYTHING,
-    filters: {},
-    dateMax: date,
-    days: SPARK_DAYS,
-  });
+  const results = await dayRows(deps, person, date);
   const mine = results.filter((row) => row.row.service_name === MANUAL_SERVICE.name);
   const reading = readDayForm(form, mine, date);
   if (reading.problems.size > 0) {
