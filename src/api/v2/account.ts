@@ -1,5 +1,5 @@
 /** Handlers of the v2 `Account` tag. */
-import { principalOf } from '../../http/request-state';
+import { databaseOf, principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import { findUserById } from '../../domain/identity/users';
@@ -14,8 +14,9 @@ export function accountHandlers(deps: Deps) {
     /** The caller's profile; needs no particular scope, so it doubles as a token test. */
     async getProfile(_c: V2Operation<'getProfile'>['context'], ctx: V2Operation<'getProfile'>['ctx']): Promise<void> {
       const principal = principalOf(ctx);
-      // Read with the credentials in the same statement, when they were looked up with it.
-      const user = principal.profile ?? (await findUserById(deps.db, principal.userId));
+      // Read with the credentials in the same statement, when they were looked up with it; else on
+      // the request's handle (after its credentials' check, when it carries one).
+      const user = principal.profile ?? (await findUserById(await databaseOf(ctx).knex(), principal.userId));
       if (!user) throw notFound('This account no longer exists.');
       const body: Profile = {
         username: user.username,
