@@ -4,32 +4,20 @@
  * A statement is a tagged template, `sql\`select … where a.user_id = ${userId}\``: every value is
  * bound where it appears, and a value that is itself a statement (a fragment) is spliced in with
  * its own values, so a rule written once as a fragment (a live token, the list order, …) is used
- * wherever it applies, with no positional binding lists to keep in order by hand. The templates are
- * sql-template-tag's (a small maintained package that already gives both placeholder styles we
- * need: `$n` for pg, `?` for knex); this module adds how Daybook runs them:
+ * wherever it applies, with no positional binding lists to keep in order by hand. The templates
+ * (sql-template.ts) compile each shape of statement once, to a `$n` text for pg and a `?` text for
+ * knex; this module says how Daybook runs them:
  *
  * - `rows(db, statement)`: a hot statement, straight on a pooled pg connection, as a named prepared
  *   statement (parsed and planned once per connection; its name is a hash of its `$n` text,
- *   computed once per text).
+ *   computed once per shape).
  * - `fragment(db, statement)` and `knexRaw(statement)`: the same SQL as a knex raw fragment, inside a
  *   query-builder query where the builder is clearer (`query.whereRaw`, columns, transactions).
  */
-import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { Sql, join as joinSql, empty, raw } from 'sql-template-tag';
+import type { Sql } from './sql-template';
 
-export type { Sql };
-export { empty, raw };
-
-/** A statement or a fragment of one: `sql\`…${value}…${fragment}…\``. */
-export function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
-  return new Sql(strings, values);
-}
-
-/** Fragments (or values) joined by `separator`; an empty list is the empty fragment. */
-export function join(parts: readonly unknown[], separator = ', '): Sql {
-  return parts.length === 0 ? empty : joinSql(parts, separator);
-}
+export { empty, join, raw, sql, statementName, type Sql } from './sql-template';
 
 /** The statement as knex's raw arguments (`?` text, values), for `query.whereRaw(...knexRaw(statement))` and the like. */
 export function knexRaw(statement: Sql): [string, Knex.RawBinding[]] {
@@ -57,21 +45,6 @@ export async function inTransaction<R>(trx: Knex.Transaction, statement: Sql): P
 
 /** Named statements one connection keeps at most (each costs the server some memory); beyond it, statements run unnamed. */
 const MAX_PREPARED_PER_CONNECTION = 200;
-/** Distinct texts named at most (hot statements have a fixed text per shape: a few dozen). */
-const MAX_NAMED_TEXTS = 1000;
-/** Statement names by `$n` text: a text is hashed once per process, not once per request. */
-const statementNames = new Map<string, string>();
-
-/** The prepared statement name of a text: the same text always has the same name, on every connection. */
-export function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `daybook_${crypto.createHash('sha1').update(text).digest('base64url')}`;
-    if (statementNames.size < MAX_NAMED_TEXTS) statementNames.set(text, name);
-  }
-  return name;
-}
-
 /** The part of knex's client `rows` uses (public methods of knex's Client, untyped by knex). */
 interface QueryingClient {
   acquireConnection(): Promise<PooledConnection>;
@@ -124,13 +97,12 @@ export function withAnswerDeadline<T>(query: Promise<T>, connection: PooledConne
  */
 export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
   const client = db.client as unknown as QueryingClient;
-  const text = statement.text;
-  const values = statement.values;
+  const { text, values } = statement;
   const connection = await client.acquireConnection();
   try {
     // Statement counters (tests) listen for knex's 'query' event; nobody listens in production.
     if (db.listenerCount('query') > 0) client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
-    const name = statementName(text);
+    const name = statement.name;
     const named = values.length > 0 && mayName(connection, name);
     const result = await withAnswerDeadline(
       connection.query(named ? { name, text, values } : { text, values }),
