@@ -14,6 +14,7 @@ import { authenticateSimpleTokenAndCount } from '../domain/apps-and-grants/simpl
 import { RecentCredentials, type RememberedCredential, type RememberedUse } from '../domain/apps-and-grants/recent-credentials';
 import { CredentialsRecheck } from '../domain/apps-and-grants/credential-recheck';
 import { guardedDatabase, poolDatabase, type RequestDatabase } from '../db/database';
+import type { FirstStatementCheck } from './request-state';
 import { apiFor } from './documents';
 import { credentialCheckOf } from './credential-checks';
 import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/identity/sessions';
@@ -154,21 +155,9 @@ function record(ctx: Koa.Context, resolved: Resolved, db: RequestDatabase): void
   ctx.state.db = db;
 }
 
-/**
- * What the rate limit needs of a request whose credentials are checked by its first statement: the
- * check (its count once taken), and how to read the credentials again in full when it finds their
- * rows changed (the request is then served again from the start).
- */
-export interface FirstStatementCheck {
-  recheck: CredentialsRecheck;
-  reauthenticate(): Promise<void>;
-}
-
-/** The first-statement check of each request that has one (a request's own, never shared). */
-const firstStatementChecks = new WeakMap<Koa.Context, FirstStatementCheck>();
-
+/** The first-statement check of a request that has one (http/rate-limit.ts settles and enforces it). */
 export function firstStatementCheckOf(ctx: Koa.Context): FirstStatementCheck | undefined {
-  return firstStatementChecks.get(ctx);
+  return ctx.state.firstStatementCheck;
 }
 
 export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
@@ -182,14 +171,14 @@ export function authenticate(db: Knex, now: () => Date, counted?: CountedRequest
     if (resolved.remembered && quota && counted) {
       const recheck = new CredentialsRecheck(resolved.remembered, quota, counted.limit);
       record(ctx, resolved, guardedDatabase(db, recheck));
-      firstStatementChecks.set(ctx, {
+      ctx.state.firstStatementCheck = {
         recheck,
         // When the check finds the credential's rows changed: read the credentials again in full.
         reauthenticate: async () => {
-          firstStatementChecks.delete(ctx);
+          ctx.state.firstStatementCheck = undefined;
           record(ctx, await resolve(ctx, db, now(), quota, recent, 'ignore'), pool);
         },
-      });
+      };
     } else {
       record(ctx, resolved, pool);
     }

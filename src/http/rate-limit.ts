@@ -15,8 +15,8 @@ import { clientAddress } from './client-address';
 import { tooManyRequests } from './errors';
 import { isPastLimit, QUOTA_PREFIX, type QuotaCount } from '../domain/apps-and-grants/quota';
 import { CountPastLimit, CredentialsChanged } from '../domain/apps-and-grants/credential-recheck';
-import { firstStatementCheckOf, type FirstStatementCheck } from './auth';
-import { databaseOf } from './request-state';
+import { firstStatementCheckOf } from './auth';
+import { databaseOf, type FirstStatementCheck } from './request-state';
 
 /** A count taken with the token's lookup, in the shape rate-limiter-flexible answers. */
 function resultOf(count: QuotaCount, limit: number): RateLimiterRes {

@@ -9,6 +9,7 @@ import type { RequestDatabase } from '../db/database';
 import type { Principal } from '../domain/apps-and-grants/principal';
 import type { OAuthClient } from '../domain/apps-and-grants/clients';
 import type { QuotaCount } from '../domain/apps-and-grants/quota';
+import type { CredentialsRecheck } from '../domain/apps-and-grants/credential-recheck';
 import type { HttpError } from './errors';
 
 export interface RequestState {
@@ -38,8 +39,20 @@ export interface RequestState {
    * carrying that check. Handlers of API operations run the domain on it.
    */
   db?: RequestDatabase;
+  /** The check `db` carries, for the rate limit to settle and enforce (http/auth.ts sets it). */
+  firstStatementCheck?: FirstStatementCheck;
   /** The body was parsed (a request served again keeps it; http/rate-limit.ts). */
   bodyParsed?: boolean;
+}
+
+/**
+ * What the rate limit needs of a request whose credentials are checked by its first statement: the
+ * check (its count once taken), and how to read the credentials again in full when it finds their
+ * rows changed (the request is then served again from the start).
+ */
+export interface FirstStatementCheck {
+  recheck: CredentialsRecheck;
+  reauthenticate(): Promise<void>;
 }
 
 declare module 'koa' {
