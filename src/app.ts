@@ -20,6 +20,7 @@ import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit'
 import { createMetrics } from './http/metrics';
 import { apiFor, createBackend, type ApiName, type Backend, type HandlerMap } from './http/backends';
 import { dispatch, recordRoute } from './http/serve';
+import { withIdempotencyKeys } from './http/idempotency';
 import { HttpError } from './http/errors';
 import { checkHost, UNKNOWN_HOST } from './http/host-check';
 import { invalidRequest, sendTokenError } from './oauth/oauth-error';
@@ -32,7 +33,7 @@ import { refuseCrossSiteForms } from './web/same-origin';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
-  return { v2: v2Handlers(deps), v1: v1Handlers(deps), oauth: oauthHandlers(deps, oauthInteractions(deps)) };
+  return { v2: withIdempotencyKeys(deps.db, deps.now, v2Handlers(deps)), v1: v1Handlers(deps), oauth: oauthHandlers(deps, oauthInteractions(deps)) };
 }
 
 /** A request for a host the service does not answer to: 400 in the form the path's document gives its errors. */

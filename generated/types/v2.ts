@@ -2318,6 +2318,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The `Idempotency-Key` was used in the last 24 hours, by the same client for the same person, for
+         *     another request (another body, path or query). Nothing was applied: send a new key for a new
+         *     request, or the first request's exact body to get its answer again.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "This Idempotency-Key was used in the last 24 hours for another request (another body, path or query). Send a new key for a new request; nothing was applied."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2336,6 +2358,17 @@ export interface components {
         attributes: string;
         /** @description Latest date included, `YYYY-mm-dd`, inclusive. */
         date_max: components["schemas"]["Date"];
+        /**
+         * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+         *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+         *     good choice). A retry with the same key and the same request (path, query and body), by the same
+         *     client for the same person, within 24 hours, is answered the first answer again, with
+         *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+         *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+         *     key is 400. Without the header, every request applies.
+         * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+         */
+        "Idempotency-Key": string;
         /** @description Oldest date included, `YYYY-mm-dd`, inclusive. */
         date_min: components["schemas"]["Date"];
         /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
@@ -2365,6 +2398,12 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
+        /**
+         * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
+         *     (nothing was applied this time). Absent on every answer that was not replayed.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -2886,7 +2925,19 @@ export interface operations {
     updateAttributeValues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2902,6 +2953,7 @@ export interface operations {
             /** @description Every item was written; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2939,6 +2991,7 @@ export interface operations {
             /** @description Some items failed; the others were written. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2969,6 +3022,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2977,7 +3031,19 @@ export interface operations {
     incrementAttributeValues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2993,6 +3059,7 @@ export interface operations {
             /** @description Every item was applied; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3027,6 +3094,7 @@ export interface operations {
             /** @description Some items failed; the others were applied. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3078,6 +3146,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3089,7 +3158,19 @@ export interface operations {
                 /** @description When true, each success item is the full attribute object. Accepts `true`, `false`, `1` or `0`; default false. */
                 success_objects?: components["schemas"]["Flag"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3105,6 +3186,7 @@ export interface operations {
             /** @description Every attribute was acquired; `failed` is empty. Success items are `{name, active}`, or full attribute objects with `success_objects`. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3120,6 +3202,7 @@ export interface operations {
             /** @description Some items failed; the others were acquired. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3167,6 +3250,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3175,7 +3259,19 @@ export interface operations {
     releaseAttributes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3191,6 +3287,7 @@ export interface operations {
             /** @description Every attribute was released; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3219,6 +3316,7 @@ export interface operations {
             /** @description Some items failed; the others were released. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3265,6 +3363,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3276,7 +3375,19 @@ export interface operations {
                 /** @description When true, each success item is the full attribute object. Accepts `true`, `false`, `1` or `0`; default false. */
                 success_objects?: components["schemas"]["Flag"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3292,6 +3403,7 @@ export interface operations {
             /** @description Every attribute was created; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3307,6 +3419,7 @@ export interface operations {
             /** @description Some items failed; the others were created. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3356,6 +3469,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3890,7 +4004,19 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3912,6 +4038,7 @@ export interface operations {
             /** @description The endpoint, with its signing secret shown this once. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3940,6 +4067,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4085,7 +4213,19 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 /** @description The endpoint's id. */
                 id: string;
@@ -4097,6 +4237,7 @@ export interface operations {
             /** @description The endpoint with its new secret. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4124,6 +4265,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The app has no webhook endpoint with this id. */
             404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4192,7 +4334,19 @@ export interface operations {
     resendWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 /** @description The endpoint's id. */
                 id: string;
@@ -4206,6 +4360,7 @@ export interface operations {
             /** @description The delivery will be sent again. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4231,6 +4386,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The app has no such endpoint, or the endpoint no such delivery. */
             404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -16,9 +16,12 @@
  *   after the grant died, a replay is simply an unknown token (`invalid_grant` either way).
  * - authorisation codes expired for CODE_RETENTION_MS whose grant has no token left: a used code is
  *   kept while its grant has tokens, so its replay still revokes them (RFC 6749 §4.1.2).
+ * - idempotency keys older than their 24 hours (domain/idempotency/keys.ts): a retry after that
+ *   applies again anyway (the claim takes an expired row over), so the row only takes room.
  */
 import type { Knex } from 'knex';
 import { knexRaw, sql } from '../db/sql';
+import { deleteExpiredKeys } from './idempotency/keys';
 
 export const GRANT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -34,6 +37,7 @@ export interface HousekeepingSummary {
   throttleEvents: number;
   tokens: number;
   codes: number;
+  idempotencyKeys: number;
 }
 
 /** Repeats a deleting statement (each deletes at most a batch) until it deletes nothing; the total deleted. */
@@ -83,5 +87,6 @@ export async function sweepExpired(db: Knex, now: Date): Promise<HousekeepingSum
       ),
     ),
   );
-  return { sessions, rateLimits, throttleEvents, tokens, codes };
+  const idempotencyKeys = await inBatches(() => deleteExpiredKeys(db, now, BATCH));
+  return { sessions, rateLimits, throttleEvents, tokens, codes, idempotencyKeys };
 }

@@ -17,7 +17,7 @@
  *   `value_changes`, which the write endpoints insert in the same transaction as a write; the run
  *   deletes the rows it saw. `enqueueInsights(userId)` does the same at once.
  * - `housekeeping` (cron hourly at :17): deletes expired sessions, ended rate-limit windows, dead
- *   grants' tokens and old authorisation codes (domain/housekeeping.ts).
+ *   grants' tokens, old authorisation codes and idempotency keys past 24 hours (domain/housekeeping.ts).
  *
  * A job killed half-way leaves its transaction rolled back (the previous results stay); pg-boss
  * expires it after EXPIRE_SECONDS and retries it.

@@ -1,5 +1,5 @@
 /** Handlers of the v2 `Webhooks` tag: an app manages its own endpoints with its client credentials (docs/webhooks.md). */
-import { appOf } from '../../http/request-state';
+import { appOf, databaseOf } from '../../http/request-state';
 import type { Context as ApiContext } from 'openapi-backend';
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
@@ -24,9 +24,12 @@ type Json<K extends keyof operations, S extends number> =
 export function webhooksHandlers(deps: Deps) {
   const allowLoopback = deps.config.webhooks.allowLoopback;
 
+  /** The request's query builder: the pool, or the request's transaction when it sent an idempotency key (http/idempotency.ts). */
+  const knexOf = (ctx: Koa.Context) => databaseOf(ctx).knex();
+
   /** The calling app's endpoint named in the path, or 404 (another app's endpoint is never found). */
   async function endpointOf(c: ApiContext, ctx: Koa.Context): Promise<WebhookEndpoint> {
-    const endpoint = await findEndpoint(deps.db, appOf(ctx).id, String(c.request.params.id));
+    const endpoint = await findEndpoint(await knexOf(ctx), appOf(ctx).id, String(c.request.params.id));
     if (!endpoint) throw notFound('This app has no webhook endpoint with this id.');
     return endpoint;
   }
@@ -40,7 +43,7 @@ export function webhooksHandlers(deps: Deps) {
     },
 
     async createWebhook(c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const endpoint = await createEndpoint(deps.db, appOf(ctx).id, c.request.requestBody as { url: string; events: string[] }, allowLoopback);
+      const endpoint = await createEndpoint(await knexOf(ctx), appOf(ctx).id, c.request.requestBody as { url: string; events: string[] }, allowLoopback);
       const body: Json<'createWebhook', 201> = { ...endpointView(endpoint), secret: endpoint.secret };
       ctx.status = 201;
       ctx.body = body;
@@ -63,7 +66,7 @@ export function webhooksHandlers(deps: Deps) {
     },
 
     async rotateWebhookSecret(c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const endpoint = await rotateEndpointSecret(deps.db, await endpointOf(c, ctx), deps.now());
+      const endpoint = await rotateEndpointSecret(await knexOf(ctx), await endpointOf(c, ctx), deps.now());
       const body: Json<'rotateWebhookSecret', 200> = { ...endpointView(endpoint), secret: endpoint.secret };
       ctx.body = body;
     },
@@ -78,9 +81,9 @@ export function webhooksHandlers(deps: Deps) {
 
     async resendWebhookDelivery(c: ApiContext, ctx: Koa.Context): Promise<void> {
       const endpoint = await endpointOf(c, ctx);
-      const delivery = await findDelivery(deps.db, endpoint.id, String(c.request.params.message_id));
+      const delivery = await findDelivery(await knexOf(ctx), endpoint.id, String(c.request.params.message_id));
       if (!delivery) throw notFound('This endpoint has no delivery with this id.');
-      await requestResend(deps.db, delivery, deps.now());
+      await requestResend(await knexOf(ctx), delivery, deps.now());
       const body: Json<'resendWebhookDelivery', 202> = deliveryView(delivery);
       ctx.status = 202;
       ctx.body = body;

@@ -37,11 +37,12 @@ function answer<B extends { failed: unknown[] }>(ctx: { status: number; body: B 
 }
 
 /**
- * The full Attribute objects of the named attributes, in one query, after the batch committed:
- * a lookup by name (each was just written in this batch, so it exists).
+ * The full Attribute objects of the named attributes, in one query, after the batch was written:
+ * a lookup by name (each was just written in this batch, so it exists), on the request's database
+ * (in the request's transaction when it sent an idempotency key: http/idempotency.ts).
  */
-async function attributeObjects(deps: Deps, userId: number, names: string[]): Promise<(name: string) => AttributeObject> {
-  const objects = await attributeObjectsNamed(deps.db, userId, names, deps.now());
+async function attributeObjects(deps: Deps, ctx: Koa.Context, names: string[]): Promise<(name: string) => AttributeObject> {
+  const objects = await attributeObjectsNamed(await databaseOf(ctx).knex(), principalOf(ctx).userId, names, deps.now());
   return (name) => {
     const object = objects.get(name);
     if (!object) throw new Error(`The attribute ${name} written in this batch was not found after it.`);
@@ -54,7 +55,8 @@ export function writingHandlers(deps: Deps) {
   async function batchOf(ctx: Koa.Context, items: Item[]): Promise<{ context: WriteContext; items: Item[] }> {
     return { context: await writeContext(deps, ctx), items };
   }
-  const userOf = (ctx: Koa.Context) => principalOf(ctx).userId;
+  /** The request's query builder: the pool, or the request's transaction when it sent an idempotency key (http/idempotency.ts). */
+  const knexOf = (ctx: Koa.Context) => databaseOf(ctx).knex();
 
   return {
     async updateAttributeValues(c: V2Operation<'updateAttributeValues'>['context'], ctx: V2Operation<'updateAttributeValues'>['ctx']): Promise<void> {
@@ -69,9 +71,9 @@ export function writingHandlers(deps: Deps) {
 
     async acquireAttributes(c: V2Operation<'acquireAttributes'>['context'], ctx: V2Operation<'acquireAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx, c.request.requestBody);
-      const result = await acquireAttributes(deps.db, context, items);
+      const result = await acquireAttributes(await knexOf(ctx), context, items);
       if (queryFlag(c, 'success_objects')) {
-        const objectOf = await attributeObjects(deps, userOf(ctx), result.success);
+        const objectOf = await attributeObjects(deps, ctx, result.success);
         answer(ctx, { success: result.success.map(objectOf), failed: result.failed });
       } else {
         answer(ctx, { success: result.success.map((name) => ({ name, active: true })), failed: result.failed });
@@ -80,19 +82,19 @@ export function writingHandlers(deps: Deps) {
 
     async releaseAttributes(c: V2Operation<'releaseAttributes'>['context'], ctx: V2Operation<'releaseAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx, c.request.requestBody);
-      const result = await releaseAttributes(deps.db, context, items);
+      const result = await releaseAttributes(await knexOf(ctx), context, items);
       answer(ctx, { success: result.success.map((name) => ({ name })), failed: result.failed });
     },
 
     async createAttributes(c: V2Operation<'createAttributes'>['context'], ctx: V2Operation<'createAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx, c.request.requestBody);
-      const result = await createAttributes(deps.db, context, items);
+      const result = await createAttributes(await knexOf(ctx), context, items);
       // Template items are always answered with the full attribute (the v2 document's `createAttributes`), others on request.
       const full = queryFlag(c, 'success_objects');
       const wantsObject = (entry: Created) => full || entry.fromTemplate;
       const objectOf = await attributeObjects(
         deps,
-        userOf(ctx),
+        ctx,
         result.success.filter(wantsObject).map((entry) => entry.attribute.name),
       );
       answer(ctx, {
