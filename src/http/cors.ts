@@ -17,7 +17,7 @@ import type Koa from 'koa';
 const TOKEN_ENDPOINT = '/oauth2/access_token';
 
 /** Request headers a cross-origin client may send: credentials, a JSON or form body, its own request id. */
-const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id, Idempotency-Key';
 /** Every method of the documents (HEAD is GET's). */
 const ALLOWED_METHODS = 'GET, HEAD, POST';
 /** Response fields beyond the CORS-safelisted ones that clients need: pacing, errors, paging by redirect, deprecation. */
@@ -33,6 +33,7 @@ const EXPOSED_HEADERS = [
   'Location',
   'Deprecation',
   'Link',
+  'Idempotent-Replayed',
 ].join(', ');
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;

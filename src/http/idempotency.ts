@@ -48,7 +48,7 @@ const V2_KEYS: Record<keyof V2Operations, boolean> = {
   listWebhooks: false,
   createWebhook: true,
   getWebhook: false,
-  // PATCH and DELETE are idempotent by their method.
+  // Sets the fields it is sent: a retry leaves the same endpoint. DELETE is idempotent by its method.
   updateWebhook: false,
   deleteWebhook: false,
   rotateWebhookSecret: true,

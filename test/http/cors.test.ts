@@ -41,7 +41,7 @@ describe('preflight requests', () => {
       const res = await preflight(path, path.endsWith('update/') ? 'POST' : 'GET', 'authorization, content-type');
       expect([path, res.status, readable(res)]).toEqual([path, 204, '*']);
       expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST');
-      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, X-Request-Id');
+      expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, X-Request-Id, Idempotency-Key');
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
       expect(res.text).toBe('');
