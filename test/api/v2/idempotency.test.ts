@@ -4,7 +4,7 @@
  * is 422; concurrent retries apply once; the key is scoped to the client and the person; an expired
  * key applies again; without the header nothing changes.
  */
-import { startTestApp, type TestApp } from '../../support/app';
+import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
 import { makeClient } from '../../support/fixtures';
 import { acquire, valueOn, writer, type Writer } from './writes/setup';
 import { sweepExpired } from '../../../src/domain/housekeeping';
@@ -28,6 +28,51 @@ const increment = (bearer: string, items: unknown[], key?: string) =>
   app.post('/api/2/attributes/increment/', { bearer, json: items, headers: key === undefined ? {} : { 'Idempotency-Key': key } });
 
 const storedKeys = async (key: string) => Number((await app.db('idempotency_keys').where({ key }).count<{ count: string }[]>({ count: '*' }))[0].count);
+
+/** The SQL statements the app sent while `send` ran (every statement goes through app.db). */
+async function statementsOf(send: () => Promise<TestResponse>): Promise<{ response: TestResponse; statements: string[] }> {
+  const statements: string[] = [];
+  const listen = (query: { sql: string }) => statements.push(query.sql.trim());
+  app.db.on('query', listen);
+  try {
+    return { response: await send(), statements };
+  } finally {
+    app.db.off('query', listen);
+  }
+}
+
+test('a plain increment stays one statement without a key; with one, its claim, write and answer share one transaction, and a replay writes nothing', async () => {
+  const items = (value: number) => [{ name: 'steps', date: '2026-09-30', value }];
+  await increment(w.a, items(1)); // the token and the attributes are remembered from here on
+  const plain = await statementsOf(() => increment(w.a, items(1)));
+  expect(plain.statements).toHaveLength(1);
+  expect(plain.statements[0]).toMatch(/insert into attribute_values/);
+
+  const keyed = await statementsOf(() => increment(w.a, items(1), 'cost-1'));
+  expect(keyed.response.body.success[0].current).toBe(3);
+  const shape = keyed.statements.map((text) =>
+    /^begin/i.test(text)
+      ? 'BEGIN'
+      : /^commit/i.test(text)
+        ? 'COMMIT'
+        : /^insert into idempotency_keys/.test(text)
+          ? 'claim'
+          : /^update idempotency_keys/.test(text)
+            ? 'answer'
+            : /insert into attribute_values/.test(text)
+              ? 'write'
+              : /rate_limits/.test(text)
+                ? 'credentials check'
+                : text,
+  );
+  expect(shape).toEqual(['credentials check', 'BEGIN', 'claim', 'write', 'answer', 'COMMIT']);
+
+  const replayed = await statementsOf(() => increment(w.a, items(1), 'cost-1'));
+  expect(replayed.response.headers.get('Idempotent-Replayed')).toBe('true');
+  expect(replayed.statements.filter((text) => /attribute_values/.test(text))).toEqual([]);
+  expect(replayed.statements.filter((text) => /^rollback/i.test(text))).toHaveLength(1);
+  expect(await valueOn(app, w, 'steps', '2026-09-30')).toBe(3);
+});
 
 test('a retried increment with the same key counts once and answers the first answer again', async () => {
   const items = [{ name: 'steps', date: '2026-10-01', value: 500 }];
