@@ -102,7 +102,8 @@ export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
   try {
     // Statement counters (tests) listen for knex's 'query' event; nobody listens in production. A
     // transaction's client passes the event on to the pool's, where the listeners are.
-    if (db.listenerCount('query') > 0 || db.isTransaction) client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
+    if (db.listenerCount('query') > 0 || db.isTransaction)
+      client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
     const name = statement.name;
     const named = values.length > 0 && mayName(connection, name);
     const result = await withAnswerDeadline(

@@ -80,7 +80,8 @@ function keyOf(ctx: Koa.Context): string | undefined {
 /** The key's scope: the client and the person (an app authenticated as itself, or a person's own credential). */
 function scopeOf(ctx: Koa.Context): Pick<KeyedRequest, 'scope' | 'userId' | 'clientPk'> {
   const { principal, app } = ctx.state;
-  if (principal?.clientPk !== undefined) return { scope: `client:${principal.clientPk}/user:${principal.userId}`, userId: principal.userId, clientPk: principal.clientPk };
+  if (principal?.clientPk !== undefined)
+    return { scope: `client:${principal.clientPk}/user:${principal.userId}`, userId: principal.userId, clientPk: principal.clientPk };
   if (principal) return { scope: `user:${principal.userId}`, userId: principal.userId, clientPk: null };
   if (app) return { scope: `app:${app.id}`, userId: null, clientPk: app.id };
   throw new Error('An operation that takes an idempotency key was reached without credentials.');

@@ -134,13 +134,19 @@ test('another client or another person sending the same key applies on its own a
 test('a key older than 24 hours applies again, and housekeeping deletes it', async () => {
   const items = [{ name: 'steps', date: '2026-10-05', value: 3 }];
   await increment(w.a, items, 'old-1');
-  await app.db('idempotency_keys').where({ key: 'old-1' }).update({ created_at: new Date(Date.now() - 25 * 60 * 60 * 1000) });
+  await app
+    .db('idempotency_keys')
+    .where({ key: 'old-1' })
+    .update({ created_at: new Date(Date.now() - 25 * 60 * 60 * 1000) });
   // Not yet deleted: the expired row is taken over.
   const again = await increment(w.a, items, 'old-1');
   expect(again.headers.get('Idempotent-Replayed')).toBeNull();
   expect(again.body.success[0].current).toBe(6);
 
-  await app.db('idempotency_keys').where({ key: 'old-1' }).update({ created_at: new Date(Date.now() - 25 * 60 * 60 * 1000) });
+  await app
+    .db('idempotency_keys')
+    .where({ key: 'old-1' })
+    .update({ created_at: new Date(Date.now() - 25 * 60 * 60 * 1000) });
   const swept = await sweepExpired(app.db, new Date());
   expect(swept.idempotencyKeys).toBeGreaterThanOrEqual(1);
   expect(await storedKeys('old-1')).toBe(0);
@@ -183,12 +189,20 @@ test('an acquire answered with full objects is replayed with them, and an update
   });
   expect(acquired.status).toBe(200);
   expect(acquired.body.success[0]).toMatchObject({ name: 'weight' });
-  const again = await app.post('/api/2/attributes/acquire/?success_objects=1', { bearer: w.a, json: [{ template: 'weight' }], headers: { 'Idempotency-Key': 'acq-1' } });
+  const again = await app.post('/api/2/attributes/acquire/?success_objects=1', {
+    bearer: w.a,
+    json: [{ template: 'weight' }],
+    headers: { 'Idempotency-Key': 'acq-1' },
+  });
   expect(again.body).toEqual(acquired.body);
   expect(again.headers.get('Idempotent-Replayed')).toBe('true');
 
   // The operation is part of the key's scope.
-  const update = await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'steps', date: '2026-10-09', value: 8 }], headers: { 'Idempotency-Key': 'retry-1' } });
+  const update = await app.post('/api/2/attributes/update/', {
+    bearer: w.a,
+    json: [{ name: 'steps', date: '2026-10-09', value: 8 }],
+    headers: { 'Idempotency-Key': 'retry-1' },
+  });
   expect(update.status).toBe(200);
   expect(update.headers.get('Idempotent-Replayed')).toBeNull();
 });
@@ -196,7 +210,9 @@ test('an acquire answered with full objects is replayed with them, and an update
 describe('webhook endpoints (client credentials)', () => {
   let hooked: { client: OAuthClient; secret: string };
   let otherApp: { client: OAuthClient; secret: string };
-  const basic = (c: { client: OAuthClient; secret: string }) => ({ Authorization: `Basic ${Buffer.from(`${c.client.client_id}:${c.secret}`).toString('base64')}` });
+  const basic = (c: { client: OAuthClient; secret: string }) => ({
+    Authorization: `Basic ${Buffer.from(`${c.client.client_id}:${c.secret}`).toString('base64')}`,
+  });
   const create = (c: { client: OAuthClient; secret: string }, url: string, key: string) =>
     app.post('/api/2/webhooks/', { headers: { ...basic(c), 'Idempotency-Key': key }, json: { url, events: ['values.updated'] } });
   const endpoints = async (c: { client: OAuthClient }) =>
