@@ -238,6 +238,21 @@ describe('webhook endpoints (client credentials)', () => {
     expect(theirs.headers.get('Idempotent-Replayed')).toBeNull();
   });
 
+  test('a retried rotation rotates once and answers the same new secret', async () => {
+    const created = await create(hooked, 'http://127.0.0.1:9/rotated', 'hook-rotate-create');
+    const rotate = () => app.post(`/api/2/webhooks/${created.body.id}/rotate-secret/`, { headers: { ...basic(hooked), 'Idempotency-Key': 'rotate-1' } });
+    const first = await rotate();
+    expect(first.status).toBe(200);
+    expect(first.body.secret).not.toBe(created.body.secret);
+    const retry = await rotate();
+    expect(retry.body.secret).toBe(first.body.secret);
+    expect(retry.headers.get('Idempotent-Replayed')).toBe('true');
+    // The same key to another endpoint is another request: 422.
+    const other = await create(hooked, 'http://127.0.0.1:9/other', 'hook-rotate-other');
+    const elsewhere = await app.post(`/api/2/webhooks/${other.body.id}/rotate-secret/`, { headers: { ...basic(hooked), 'Idempotency-Key': 'rotate-1' } });
+    expect(elsewhere.status).toBe(422);
+  });
+
   test('a refused create (400) is kept and replayed as it was', async () => {
     const refused = await create(hooked, 'https://169.254.169.254/latest/meta-data/', 'hook-bad');
     expect(refused.status).toBe(400);
