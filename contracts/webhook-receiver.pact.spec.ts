@@ -138,15 +138,18 @@ describe('a webhook receiver', () => {
     const content = {
       type: 'attribute.ownership_changed',
       timestamp,
-      data: { username: M.string('alice'), attribute: 'steps', change: 'acquired', previous_owner: null, owner: M.string('stepcounter'), active: true },
+      data: {
+        username: M.string('alice'),
+        attribute: 'sleep',
+        change: 'handed_over',
+        previous_owner: M.string('sleeptracker'),
+        owner: M.string('receiver'),
+        active: true,
+      },
     };
-    await expectMessage(
-      'attribute.ownership_changed',
-      'receiveOwnershipChanged',
-      [...connected('activity_read activity_write'), [STATES.ownsSteps]],
-      content,
-    ).executeTest(async (message) => {
-      expect(receive(message.metadata ?? {}, message.contents.content)).toEqual(['steps of alice acquired, owned by stepcounter, active: true']);
+    const states: Array<[string, { scope?: string }?]> = [...connected('sleep_read sleep_write'), [STATES.otherOwnsSleep], [STATES.tookOverSleep]];
+    await expectMessage('attribute.ownership_changed', 'receiveOwnershipChanged', states, content).executeTest(async (message) => {
+      expect(receive(message.metadata ?? {}, message.contents.content)).toEqual(['sleep of alice handed_over, owned by receiver, active: true']);
     });
   });
 

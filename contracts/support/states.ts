@@ -28,6 +28,8 @@ export const STATES = {
   code: 'the client holds an authorisation code for the person',
   /** The client holds a live access and refresh token pair for the person; params: `scope`. */
   refresh: 'the client holds a refresh token for the person',
+  /** The consumer's client acquired the person's sleep attribute, which another service owned (a hand-over). */
+  tookOverSleep: "the client took the person's sleep attribute over from another service",
   /** The consumer's client has an enabled webhook endpoint subscribed to every event type (needs a registered client). */
   endpoint: 'the client has a webhook endpoint for every event',
   /** The person disconnected the consumer's client (its grant ended). */
@@ -46,7 +48,7 @@ export const REDIRECT_URI = 'https://client.example.org/callback';
  */
 export const WEBHOOK_MESSAGES = {
   'values.updated': "a values.updated event for the person's steps",
-  'attribute.ownership_changed': 'an attribute.ownership_changed event when the client acquires steps',
+  'attribute.ownership_changed': 'an attribute.ownership_changed event when the client takes sleep over from another service',
   'derived.updated': "a derived.updated event for the person's new averages and correlations",
   'grant.revoked': 'a grant.revoked event when the person disconnects the client',
 } as const;
