@@ -16,6 +16,9 @@
  *   PACT_ENVIRONMENT       where it is deployed (default: production)
  *   PACT_PACTICIPANTS      comma-separated pacticipants for can-i-deploy and record-deployment
  *                          (default: the consumers of contracts/pacts/ and Daybook, all released from this repository)
+ *
+ * Further arguments go to every CLI call, e.g.
+ * `npm run contracts:can-i-deploy -- --retry-while-unknown 30 --retry-interval 10`.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -57,18 +60,18 @@ function pacticipants() {
 }
 
 /** The `pact-broker` argument lists the command runs, one list per CLI call. */
-function commands(command) {
+function commands(command, extra) {
   const v = version();
   if (!v) throw new Error('No version: set PACT_VERSION (or GIT_COMMIT), or run inside the git repository.');
   const b = branch();
   const environment = env.PACT_ENVIRONMENT || 'production';
   switch (command) {
     case 'publish':
-      return [['publish', relative(process.cwd(), pactsDir) || '.', '--consumer-app-version', v, ...(b ? ['--branch', b] : [])]];
+      return [['publish', relative(process.cwd(), pactsDir) || '.', '--consumer-app-version', v, ...(b ? ['--branch', b] : []), ...extra]];
     case 'can-i-deploy':
-      return pacticipants().map((name) => ['can-i-deploy', '--pacticipant', name, '--version', v, '--to-environment', environment]);
+      return pacticipants().map((name) => ['can-i-deploy', '--pacticipant', name, '--version', v, '--to-environment', environment, ...extra]);
     case 'record-deployment':
-      return pacticipants().map((name) => ['record-deployment', '--pacticipant', name, '--version', v, '--environment', environment]);
+      return pacticipants().map((name) => ['record-deployment', '--pacticipant', name, '--version', v, '--environment', environment, ...extra]);
     default:
       throw new Error(`Unknown command "${command}": publish, can-i-deploy or record-deployment.`);
   }
@@ -80,7 +83,7 @@ const quoted = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'
 const command = process.argv[2];
 let lists;
 try {
-  lists = commands(command);
+  lists = commands(command, process.argv.slice(3));
 } catch (error) {
   process.stderr.write(`${error.message}\n`);
   process.exit(2);

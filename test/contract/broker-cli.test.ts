@@ -21,8 +21,8 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, PACT_DO_NOT_TRACK: 'true', ...extra };
 }
 
-async function broker(command: string, extra: Record<string, string>) {
-  return run(process.execPath, ['contracts/broker.mjs', command], { cwd: PROJECT_ROOT, env: cleanEnv(extra), timeout: 60_000 });
+async function broker(command: string, extra: Record<string, string>, args: string[] = []) {
+  return run(process.execPath, ['contracts/broker.mjs', command, ...args], { cwd: PROJECT_ROOT, env: cleanEnv(extra), timeout: 60_000 });
 }
 
 const pacts = fs

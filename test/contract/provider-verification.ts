@@ -27,13 +27,14 @@ export type PactSource = Partial<VerifierOptions>;
  */
 export function brokerSource(env: NodeJS.ProcessEnv): PactSource | undefined {
   if (!env.PACT_BROKER_BASE_URL) return undefined;
-  const providerVersion = env.PACT_PROVIDER_VERSION ?? env.GIT_COMMIT;
-  if (!providerVersion) throw new Error('Verifying against a broker publishes the results: set PACT_PROVIDER_VERSION (or GIT_COMMIT).');
+  // The same version and branch the broker commands use (contracts/broker.mjs), unless set apart.
+  const providerVersion = env.PACT_PROVIDER_VERSION ?? env.PACT_VERSION ?? env.GIT_COMMIT;
+  if (!providerVersion) throw new Error('Verifying against a broker publishes the results: set PACT_PROVIDER_VERSION (or PACT_VERSION or GIT_COMMIT).');
   const optional = {
     pactBrokerToken: env.PACT_BROKER_TOKEN,
     pactBrokerUsername: env.PACT_BROKER_USERNAME,
     pactBrokerPassword: env.PACT_BROKER_PASSWORD,
-    providerVersionBranch: env.PACT_PROVIDER_BRANCH ?? env.GIT_BRANCH,
+    providerVersionBranch: env.PACT_PROVIDER_BRANCH ?? env.PACT_BRANCH ?? env.GIT_BRANCH,
   };
   return {
     pactBrokerUrl: env.PACT_BROKER_BASE_URL,
