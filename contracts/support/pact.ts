@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PactV3, type V3MockServer } from '@pact-foundation/pact';
+import { PactV3, PactV4, type V3MockServer } from '@pact-foundation/pact';
 import { PROJECT_ROOT } from '../../src/paths';
 
 // No usage reports from Pact's native library out of the test run.
@@ -122,4 +122,14 @@ export function consumerPact(consumer: string): PactV3 {
   afterAll(() => settle(consumer, scratch));
   // 'error': pact-rust warns at 'warn' each time it merges an interaction into the scratch file.
   return new SettlingPactV3({ consumer, provider: PROVIDER, dir: scratch, logLevel: 'error' });
+}
+
+/**
+ * A Pact V4 consumer of Daybook, for one spec file: V4 holds HTTP interactions and asynchronous
+ * messages (the webhook events) in one pact. Compared with the committed file like consumerPact.
+ */
+export function consumerPactV4(consumer: string): PactV4 {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `daybook-pact-${consumer}-`));
+  afterAll(() => settle(consumer, scratch));
+  return new PactV4({ consumer, provider: PROVIDER, dir: scratch, logLevel: 'error' });
 }

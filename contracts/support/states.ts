@@ -28,9 +28,29 @@ export const STATES = {
   code: 'the client holds an authorisation code for the person',
   /** The client holds a live access and refresh token pair for the person; params: `scope`. */
   refresh: 'the client holds a refresh token for the person',
+  /** The consumer's client acquired the person's sleep attribute, which another service owned (a hand-over). */
+  tookOverSleep: "the client took the person's sleep attribute over from another service",
+  /** The consumer's client has an enabled webhook endpoint subscribed to every event type (needs a registered client). */
+  endpoint: 'the client has a webhook endpoint for every event',
+  /** The person disconnected the consumer's client (its grant ended). */
+  disconnected: 'the person disconnected the client',
 } as const;
 
 export type StateName = (typeof STATES)[keyof typeof STATES];
 
 /** The redirect URI the contracts' OAuth2 client registered. */
 export const REDIRECT_URI = 'https://client.example.org/callback';
+
+/**
+ * The webhook messages of the receiver contract, by event type: the description each message has
+ * in the pact, which the provider verification uses to produce that event
+ * (test/contract/webhook-messages.ts).
+ */
+export const WEBHOOK_MESSAGES = {
+  'values.updated': "a values.updated event for the person's steps",
+  'attribute.ownership_changed': 'an attribute.ownership_changed event when the client takes sleep over from another service',
+  'derived.updated': "a derived.updated event for the person's new averages and correlations",
+  'grant.revoked': 'a grant.revoked event when the person disconnects the client',
+} as const;
+
+export type WebhookMessageType = keyof typeof WEBHOOK_MESSAGES;

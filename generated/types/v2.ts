@@ -1215,6 +1215,46 @@ export interface components {
              */
             error: string;
             error_code: components["schemas"]["BatchErrorCode"];
+            /**
+             * @description The item's `name`, as sent (when it was sent).
+             * @example steps
+             */
+            name?: unknown;
+            /**
+             * @description The item's `date`, as sent.
+             * @example 2026-11-21
+             */
+            date?: unknown;
+            /**
+             * @description The item's `value`, as sent.
+             * @example 4000
+             */
+            value?: unknown;
+            /**
+             * @description The item's `template`, as sent.
+             * @example steps
+             */
+            template?: unknown;
+            /**
+             * @description The item's `label`, as sent.
+             * @example Cups of tea
+             */
+            label?: unknown;
+            /**
+             * @description The item's `group`, as sent.
+             * @example food
+             */
+            group?: unknown;
+            /**
+             * @description The item's `value_type`, as sent.
+             * @example 0
+             */
+            value_type?: unknown;
+            /**
+             * @description The item's `manual`, as sent.
+             * @example true
+             */
+            manual?: unknown;
         } & {
             [key: string]: unknown;
         };

@@ -1,73 +1,127 @@
 /**
- * The pacts and the OpenAPI documents agree: every interaction of every committed pact is a
- * request the documents allow, answered the way they describe (see openapi-agreement.ts). A
- * consumer cannot rely on something the documents do not promise, and the documents cannot drift
- * from what consumers rely on, without this failing.
+ * The pacts and the documents agree: every interaction of every committed pact is checked by
+ * PactFlow's comparator (openapi-comparison.ts) against the document it belongs to: HTTP
+ * interactions against the v2, v1 or OAuth document, webhook messages against the v2 document's
+ * `webhooks`. A consumer cannot rely on something the documents do not promise, and the documents
+ * cannot drift from what consumers rely on, without this failing.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { PACTS_DIR } from '../../contracts/support/pact';
-import { disagreements, type PactInteraction } from './openapi-agreement';
+import { comparePact, type PactDocument } from './openapi-comparison';
 
-const interactions: Array<[string, string, PactInteraction]> = fs
+const pacts: Array<[string, PactDocument]> = fs
   .readdirSync(PACTS_DIR)
   .filter((file) => file.endsWith('.json'))
   .sort()
-  .flatMap((file) => {
-    const pact = JSON.parse(fs.readFileSync(path.join(PACTS_DIR, file), 'utf8')) as { consumer: { name: string }; interactions: PactInteraction[] };
-    return pact.interactions.map((interaction) => [pact.consumer.name, interaction.description, interaction] as [string, string, PactInteraction]);
-  });
+  .map((file) => [file, JSON.parse(fs.readFileSync(path.join(PACTS_DIR, file), 'utf8')) as PactDocument]);
 
 test('there are pacts to check', () => {
-  expect(interactions.length).toBeGreaterThan(20);
+  expect(pacts.length).toBeGreaterThanOrEqual(4);
 });
 
-test.each(interactions)('%s: "%s" is allowed by the OpenAPI documents', async (_consumer, _description, interaction) => {
-  const problems = await disagreements(interaction);
-  if (problems.length > 0) throw new Error(`This interaction is not allowed by the OpenAPI documents:\n  - ${problems.join('\n  - ')}`);
+test.each(pacts)('%s agrees with the documents', async (_file, pact) => {
+  const problems = await comparePact(pact);
+  if (problems.length > 0) throw new Error(`The pact departs from the documents:\n  - ${problems.join('\n  - ')}`);
 });
 
-describe('the agreement check itself', () => {
-  const profile: PactInteraction = {
-    description: 'a request for the profile',
-    request: { method: 'GET', path: '/api/2/accounts/profile/', headers: { Authorization: 'Bearer token' } },
-    response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: { username: 'alice' } },
+/** A V3 pact of one HTTP interaction. */
+function httpPact(interaction: Record<string, unknown>): PactDocument {
+  return {
+    consumer: { name: 'check' },
+    provider: { name: 'Daybook' },
+    interactions: [{ description: 'an interaction', ...interaction }],
+    metadata: { pactSpecification: { version: '3.0.0' } },
+  };
+}
+
+/** A V4 pact of one webhook message. */
+function messagePact(operationId: string, content: unknown, metadata: Record<string, string>): PactDocument {
+  return {
+    consumer: { name: 'check' },
+    provider: { name: 'Daybook' },
+    interactions: [
+      {
+        type: 'Asynchronous/Messages',
+        description: 'a message',
+        comments: { references: { AsyncAPI: { operationId } } },
+        contents: { content, contentType: 'application/json', encoded: false },
+        metadata,
+        pending: false,
+      },
+    ],
+    metadata: { pactSpecification: { version: '4.0' } },
+  };
+}
+
+describe('the comparison itself', () => {
+  // The app's own client credentials in HTTP Basic: the document's `ClientCredentials` scheme.
+  const createWebhook = {
+    request: {
+      method: 'POST',
+      path: '/api/2/webhooks/',
+      headers: { Authorization: 'Basic ZXhhbXBsZS1jbGllbnQtaWQ6ZXhhbXBsZS1zZWNyZXQ=', 'Content-Type': 'application/json' },
+      body: { url: 'https://stepcounter.example.com/daybook/webhooks', events: ['values.updated'] },
+    },
+    response: {
+      status: 201,
+      headers: { 'Content-Type': 'application/json' },
+      body: {
+        id: 'ep_3q2Xw9vLk1mZc0aB7dE4',
+        url: 'https://stepcounter.example.com/daybook/webhooks',
+        events: ['values.updated'],
+        enabled: true,
+        disabled_reason: null,
+        failing_since: null,
+        created: '2026-11-24T09:30:00.000Z',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      },
+    },
   };
 
-  test('names what a response body lacks or adds', async () => {
-    const problems = await disagreements({ ...profile, response: { ...profile.response, body: { username: 'alice', nickname: 'al' } } });
-    expect(problems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/must have required property 'first_name'/), expect.stringMatching(/additional properties \(nickname\)/)]),
-    );
+  test('accepts a webhook endpoint created with the app credentials in HTTP Basic', async () => {
+    expect(await comparePact(httpPact(createWebhook))).toEqual([]);
   });
 
-  test('rejects an undocumented path, status, header, query parameter value and credentials', async () => {
-    expect(await disagreements({ ...profile, request: { ...profile.request, path: '/api/2/accounts/profiles/' } })).toEqual([
-      'the v2 document has no operation GET /api/2/accounts/profiles/',
-    ]);
-    expect(await disagreements({ ...profile, response: { status: 418, body: {} } })).toEqual(['response: status 418 is not documented for getProfile']);
-    const valuesRequest = {
-      method: 'GET',
-      path: '/api/2/attributes/values/',
-      query: { attribute: ['steps'], limit: ['many'] },
-      headers: { Authorization: 'Token abc' },
+  test('reports a person’s token where the operation takes the app credentials', async () => {
+    const withBearer = {
+      ...createWebhook,
+      request: { ...createWebhook.request, headers: { ...createWebhook.request.headers, Authorization: 'Bearer token' } },
     };
-    const valuesProblems = await disagreements({ description: 'values', request: valuesRequest, response: { status: 200, headers: { 'X-Made-Up': '1' } } });
-    expect(valuesProblems).toEqual(
-      expect.arrayContaining([expect.stringMatching(/limit must be integer/), expect.stringMatching(/header x-made-up is not documented/)]),
-    );
-    const write = {
-      method: 'POST',
-      path: '/api/2/attributes/release/',
-      headers: { Authorization: 'Token abc', 'Content-Type': 'application/json' },
-      body: [{ name: 'steps' }],
+    expect(await comparePact(httpPact(withBearer))).toEqual([expect.stringMatching(/request\.authorization\.missing/)]);
+  });
+
+  test('reports a response field the document does not have, and an undocumented status', async () => {
+    const profile = {
+      request: { method: 'GET', path: '/api/2/accounts/profile/', headers: { Authorization: 'Bearer token' } },
+      response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: { username: 'alice', nickname: 'al' } },
     };
-    expect(
-      await disagreements({
-        description: 'release',
-        request: write,
-        response: { status: 200, headers: { 'Content-Type': 'application/json' }, body: { success: [], failed: [] } },
-      }),
-    ).toEqual(['request: the request authenticates with SimpleToken, but releaseAttributes accepts OAuth2']);
+    expect(await comparePact(httpPact(profile))).toEqual([expect.stringMatching(/response\.body\.incompatible.*additional properties.*nickname/)]);
+    expect(await comparePact(httpPact({ ...profile, response: { status: 418 } }))).toEqual([expect.stringMatching(/response\.status\.unknown.*418/)]);
+  });
+
+  test('reports a path under none of the documents, and one the document lacks', async () => {
+    const at = (p: string) => httpPact({ request: { method: 'GET', path: p }, response: { status: 200 } });
+    expect(await comparePact(at('/api/3/profile/'))).toEqual([expect.stringMatching(/under none of the documents/)]);
+    expect(await comparePact(at('/api/2/accounts/profiles/'))).toEqual([expect.stringMatching(/request\.path-or-method\.unknown/)]);
+  });
+
+  const signed = { 'webhook-id': 'msg_1', 'webhook-timestamp': '1795608662', 'webhook-signature': 'v1,abc=', 'content-type': 'application/json' };
+  const valuesUpdated = {
+    type: 'values.updated',
+    timestamp: '2026-11-24T09:31:02.120Z',
+    data: { username: 'alice', attributes: [{ name: 'steps', dates: ['2026-11-23'] }] },
+  };
+
+  test('accepts a webhook message the v2 document describes', async () => {
+    expect(await comparePact(messagePact('receiveValuesUpdated', valuesUpdated, signed))).toEqual([]);
+  });
+
+  test('reports a webhook message with a field the event does not have, or a header it is not sent with', async () => {
+    const extra = { ...valuesUpdated, data: { ...valuesUpdated.data, steps_total: 9000 } };
+    expect(await comparePact(messagePact('receiveValuesUpdated', extra, signed))).toEqual([expect.stringMatching(/message\.no\.match.*steps_total/)]);
+    const asText = { ...signed, 'content-type': 'text/plain' };
+    expect(await comparePact(messagePact('receiveValuesUpdated', valuesUpdated, asText))).toEqual([expect.stringMatching(/message\.no\.match.*content-type/)]);
+    expect(await comparePact(messagePact('receiveValueUpdates', valuesUpdated, signed))).toEqual([expect.stringMatching(/message\.operation\.unknown/)]);
   });
 });

@@ -23,6 +23,9 @@ import { acquireAttributes } from '../../src/domain/tracking/writes/ownership';
 import { updateValues } from '../../src/domain/tracking/writes/values';
 import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser, generateInsights } from '../../src/analytics/derive';
+import { createEndpoint, type WebhookEndpoint } from '../../src/domain/webhooks/endpoints';
+import { EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { disconnectApp } from '../../src/domain/apps-and-grants/connected-apps';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -44,6 +47,8 @@ export interface World {
   code?: string;
   /** Other services that write the person's data (by name). */
   services: Map<string, Service>;
+  /** The consumer's webhook endpoint (webhook-messages.ts reads its deliveries). */
+  endpoint?: WebhookEndpoint;
 }
 
 export const emptyWorld = (): World => ({ services: new Map() });
@@ -191,6 +196,24 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
         scopes: client.scopes,
         now: now(),
       });
+      return undefined;
+    },
+
+    async [STATES.tookOverSleep]() {
+      await write(await consumerClient(), acquireAttributes, [{ name: 'sleep' }]);
+      return undefined;
+    },
+
+    async [STATES.endpoint]() {
+      const client = await consumerClient();
+      // A loopback URL: allowed outside production, and nothing is sent to it (the verification reads the delivery).
+      world().endpoint = await createEndpoint(db, client.client.id, { url: 'http://localhost:4100/daybook/webhooks', events: [...EVENT_TYPES] }, true);
+      return undefined;
+    },
+
+    async [STATES.disconnected]() {
+      const client = await consumerClient();
+      await disconnectApp(db, (await person()).id, client.client.client_id, now());
       return undefined;
     },
 

@@ -44,6 +44,7 @@ if (broker) {
       'daybook-dashboard-Daybook.json',
       'daybook-oauth-client-Daybook.json',
       'daybook-v1-reader-Daybook.json',
+      'daybook-webhook-receiver-Daybook.json',
       'daybook-write-integration-Daybook.json',
     ]);
   });

@@ -1,6 +1,7 @@
 /**
  * The verification's request filter: the contracts carry example credentials (`Bearer
- * dashboard-access-token`, `client_id=example-client-id`, `code=example-authorisation-code`…);
+ * dashboard-access-token`, `client_id=example-client-id`, `code=example-authorisation-code`, HTTP
+ * Basic with `example-client-id:example-client-secret`…);
  * before each request reaches the service, they are replaced by the real ones the interaction's
  * provider states made. Nothing else in the request changes.
  *
@@ -39,6 +40,9 @@ export function credentialsFilter(world: () => World): NonNullable<VerifierOptio
     const authorization = req.headers.authorization;
     if (authorization?.startsWith('Bearer ') && w.tokens) req.headers.authorization = `Bearer ${w.tokens.access_token}`;
     if (authorization?.startsWith('Token ') && w.person) req.headers.authorization = `Token ${w.person.simpleToken}`;
+    // The app's own credentials (webhook management, the ClientCredentials scheme).
+    if (authorization?.startsWith('Basic ') && w.client)
+      req.headers.authorization = `Basic ${Buffer.from(`${w.client.client.client_id}:${w.client.secret}`).toString('base64')}`;
 
     const contentType = req.headers['content-type'] ?? '';
     let body: Buffer | undefined;
