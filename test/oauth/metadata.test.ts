@@ -88,7 +88,14 @@ describe('iss on authorisation responses (RFC 9207)', () => {
     const session = await makeSession(app, user);
     const { client } = await registerApp(app, user);
     const { challenge } = pkcePair();
-    const params = { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'activity_read', state: 's-1', code_challenge: challenge, code_challenge_method: 'S256' };
+    const params = {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT_URI,
+      scope: 'activity_read',
+      state: 's-1',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    };
     const issuer = (await app.get(METADATA)).body.issuer as string;
     return { session, params, issuer };
   }

@@ -160,11 +160,7 @@ describe('POST /oauth2/revoke', () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('token') });
     const repeated = await app.post('/oauth2/revoke', {
-      form: [
-        ['token', g.tokens.access_token],
-        ['token', g.tokens.refresh_token],
-        ...Object.entries(g.credentials),
-      ],
+      form: [['token', g.tokens.access_token], ['token', g.tokens.refresh_token], ...Object.entries(g.credentials)],
     });
     expect(repeated.status).toBe(400);
     expect(repeated.body.error).toBe('invalid_request');
@@ -196,7 +192,10 @@ describe('POST /oauth2/revoke', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     const g = await grant({ confidential: false });
-    const res = await revoke({ token: g.tokens.refresh_token, client_id: g.client.client_id }, { Origin: 'https://app.example.net', 'Sec-Fetch-Site': 'cross-site' });
+    const res = await revoke(
+      { token: g.tokens.refresh_token, client_id: g.client.client_id },
+      { Origin: 'https://app.example.net', 'Sec-Fetch-Site': 'cross-site' },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     await expectGrantEnded(g);
