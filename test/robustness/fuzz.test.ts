@@ -24,7 +24,17 @@ import { READ_SCOPES, WRITE_SCOPES } from '../../src/domain/apps-and-grants/scop
 import { addDays, localDate } from '../../src/domain/time';
 import type { User } from '../../src/domain/identity/users';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
-import { CLIENT_PARAMETER_OPERATIONS, FRESH, decidedStatus, encode, operationsOf, requestArb, type Model, type Mutation, type Vocabulary } from './support/fuzz-model';
+import {
+  CLIENT_PARAMETER_OPERATIONS,
+  FRESH,
+  decidedStatus,
+  encode,
+  operationsOf,
+  requestArb,
+  type Model,
+  type Mutation,
+  type Vocabulary,
+} from './support/fuzz-model';
 import { changedKeys, changedTables, digest, personState, type PersonState } from './support/db-state';
 import { sendDocumented, sendRaw, type RawAnswer, type RawRequest } from './support/raw-http';
 

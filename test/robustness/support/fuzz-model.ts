@@ -858,7 +858,8 @@ export function decidedStatus(model: Model, mutations: Mutation[]): number[] | u
       if (m.how === 'truncate' || m.how === 'garbage') return json && op.api !== 'oauth' ? [400] : undefined;
       return undefined;
     case 'contentType':
-      if (m.value === 'text/plain' || m.value === 'application/xml') return op.api === 'oauth' && !CLIENT_PARAMETER_OPERATIONS.includes(op.operationId) ? undefined : [415];
+      if (m.value === 'text/plain' || m.value === 'application/xml')
+        return op.api === 'oauth' && !CLIENT_PARAMETER_OPERATIONS.includes(op.operationId) ? undefined : [415];
       return undefined;
     case 'auth':
       return op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials') ? [401] : undefined;
