@@ -8,10 +8,11 @@ module.exports = {
   testEnvironment: 'node',
   transform: {
     '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }],
-    // d3-scale and d3-shape (and what they import) are ES modules only: compiled to CommonJS for jest.
+    // d3-scale and d3-shape (and what they import) and oauth4webapi (the standards-strict OAuth
+    // client of test/oauth/standard-client.test.ts) are ES modules only: compiled to CommonJS for jest.
     '^.+\\.m?js$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(d3-[^/]+|internmap)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(d3-[^/]+|internmap|oauth4webapi)/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/contracts/**/*.pact.spec.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -38,7 +38,7 @@ function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
 
 /** A request for a host the service does not answer to: 400 in the form the path's document gives its errors. */
 function refuseUnknownHost(ctx: Koa.Context): void {
-  if (ctx.path === '/oauth2/access_token') return sendTokenError(ctx, invalidRequest(UNKNOWN_HOST));
+  if (ctx.path === '/oauth2/access_token' || ctx.path === '/oauth2/revoke') return sendTokenError(ctx, invalidRequest(UNKNOWN_HOST));
   if (ctx.path === '/oauth2/authorize') return sendAuthorizationErrorPage(ctx, UNKNOWN_HOST);
   throw new HttpError(400, UNKNOWN_HOST);
 }

@@ -785,9 +785,11 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A person disconnected the app
-         * @description Sent to the app a person disconnected (on Daybook's connected apps page). Its tokens for that
-         *     person stopped working; no further events about them follow.
+         * The app is no longer connected to a person
+         * @description Sent to an app that is no longer connected to a person: the person disconnected it (on
+         *     Daybook's connected apps page), or the app itself revoked its last live grant of the person
+         *     (`POST /oauth2/revoke`, described in the OAuth2 document; revoking one of several grants sends
+         *     nothing). Its tokens for that person stopped working; no further events about them follow.
          *
          *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
          *     until a 2xx answer (for about 24 hours).
@@ -2182,7 +2184,7 @@ export interface components {
                 date: components["schemas"]["Date"];
             };
         };
-        /** @description grant.revoked: the person disconnected the app; its tokens for them no longer work and no more events about them follow. */
+        /** @description grant.revoked: the app is no longer connected to the person (the person disconnected it, or the app revoked its last grant at POST /oauth2/revoke); its tokens for them no longer work and no more events about them follow. */
         GrantRevokedEvent: {
             /**
              * @description The event type.
@@ -2196,7 +2198,7 @@ export interface components {
              * @example 2026-11-24T09:31:02.120Z
              */
             timestamp: string;
-            /** @description Who disconnected the app. */
+            /** @description The person the app is no longer connected to. */
             data: {
                 /**
                  * @description The person.

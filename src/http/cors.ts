@@ -1,8 +1,9 @@
 /**
  * Cross-origin requests (CORS) for API clients that run in a web page, such as a public OAuth2
- * client using PKCE: the API under /api/ and the token endpoint answer preflight requests and
- * allow any origin to read their answers, but only for requests authenticated by an
- * `Authorization` header (or by the client's own parameters at the token endpoint).
+ * client using PKCE: the API under /api/ and the OAuth endpoints apps call (metadata, token,
+ * revocation) answer preflight requests and allow any origin to read their answers, but only for
+ * requests authenticated by an `Authorization` header (or, at the OAuth endpoints, by the client's
+ * own parameters: they never read a cookie).
  *
  * Cookie sessions are never shared with other origins: `Access-Control-Allow-Origin` is `*`,
  * which browsers refuse for credentialed requests, no `Access-Control-Allow-Credentials` is ever
@@ -13,8 +14,7 @@
  * ours depend on how the request was authenticated, which only this chain knows after the fact.
  */
 import type Koa from 'koa';
-
-const TOKEN_ENDPOINT = '/oauth2/access_token';
+import { OAUTH_APP_PATHS } from './documents';
 
 /** Request headers a cross-origin client may send: credentials, a JSON or form body, its own request id. */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id, Idempotency-Key';
@@ -38,9 +38,9 @@ const EXPOSED_HEADERS = [
 /** How long a browser may reuse a preflight answer (Chromium caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 
-/** Paths open to other origins: the API, and the token endpoint (never the authorise page or the pages for people). */
+/** Paths open to other origins: the API, and the OAuth endpoints apps call (never the authorise page or the pages for people). */
 function isCrossOriginPath(path: string): boolean {
-  return path.startsWith('/api/') || path === TOKEN_ENDPOINT;
+  return path.startsWith('/api/') || OAUTH_APP_PATHS.has(path);
 }
 
 function isPreflight(ctx: Koa.Context): boolean {
@@ -69,7 +69,7 @@ export function cors(): Koa.Middleware {
     } finally {
       // After the chain, errors included (the error mapper keeps headers set here): only then is
       // it known whether a session cookie authenticated the request.
-      if (ctx.path === TOKEN_ENDPOINT || !sessionAuthenticated(ctx)) {
+      if (OAUTH_APP_PATHS.has(ctx.path) || !sessionAuthenticated(ctx)) {
         ctx.set('Access-Control-Allow-Origin', '*');
         ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       }

@@ -62,6 +62,8 @@ const OAUTH: Record<keyof OAuthOperations, CredentialCheck> = {
   showAuthorizationPage: 'before',
   submitAuthorizationConsent: 'before',
   createAccessToken: 'before',
+  revokeToken: 'before',
+  getAuthorizationServerMetadata: 'before',
 };
 
 export const CREDENTIAL_CHECKS: Record<ApiName, Readonly<Record<string, CredentialCheck>>> = { v2: V2, v1: V1, oauth: OAUTH };

@@ -13,10 +13,19 @@ export function loadBundle(name: ApiName): Document {
   return JSON.parse(fs.readFileSync(path.join(BUNDLES_DIR, `${name}.json`), 'utf8')) as Document;
 }
 
+/** Where RFC 8414 puts the authorization server metadata: at the root, outside /oauth2/, but in the OAuth document. */
+export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+/**
+ * The OAuth endpoints an app calls from its own code, never with a person's cookie: metadata,
+ * token and revocation. They answer other origins (CORS) and are not the person's forms.
+ */
+export const OAUTH_APP_PATHS: ReadonlySet<string> = new Set([OAUTH_METADATA_PATH, '/oauth2/access_token', '/oauth2/revoke']);
+
 /** Which document serves a path. */
 export function apiFor(pathname: string): ApiName | undefined {
   if (pathname.startsWith('/api/2/')) return 'v2';
   if (pathname.startsWith('/api/1/')) return 'v1';
-  if (pathname.startsWith('/oauth2/')) return 'oauth';
+  if (pathname.startsWith('/oauth2/') || pathname === OAUTH_METADATA_PATH) return 'oauth';
   return undefined;
 }

@@ -7,7 +7,8 @@
  *      -> allow (a code, 303 to the app) or deny (access_denied, 303 to the app).
  *
  * Parameters are read raw (before the document's validation), so that a repeated parameter is
- * answered as OAuth says (invalid_request, or the error page for client_id / redirect_uri).
+ * answered as OAuth says (invalid_request, or the error page for client_id / redirect_uri). Every
+ * redirect back to the app, success or error, carries `iss`, the metadata's issuer (RFC 9207).
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
@@ -16,6 +17,7 @@ import { HttpError } from '../http/errors';
 import type { OperationHandler } from '../http/backends';
 import { authorizationPageUrl, checkAuthorizationRequest, type AuthorizationRequest } from './authorization-request';
 import type { Interactions } from './interactions';
+import { issuerOf } from './metadata';
 import { authorizeErrorUrl, withQuery } from './oauth-error';
 import type { RawParams } from './params';
 import type { Handlers, OAuthOperation, OAuthOperations } from '../http/operation';
@@ -25,11 +27,16 @@ function redirect303(ctx: Koa.Context, url: string): void {
   ctx.redirect(url);
 }
 
+/** A redirect to the app's redirect_uri (an authorisation response), with `iss` added (RFC 9207 section 2). */
+function backToApp(ctx: Koa.Context, url: string): void {
+  redirect303(ctx, withQuery(url, { iss: issuerOf(ctx) }));
+}
+
 /** Runs the request checks; answers the error page or the error redirect itself, or returns the valid request. */
 async function checkedRequest(ctx: Koa.Context, deps: Deps, ui: Interactions, raw: RawParams | undefined): Promise<AuthorizationRequest | undefined> {
   const checked = await checkAuthorizationRequest(deps.db, raw);
   if ('errorPage' in checked) return void ui.errorPage(ctx, checked.errorPage);
-  if ('redirect' in checked) return void redirect303(ctx, checked.redirect);
+  if ('redirect' in checked) return void backToApp(ctx, checked.redirect);
   return checked.valid;
 }
 
@@ -47,11 +54,11 @@ async function allow(ctx: Koa.Context, deps: Deps, request: AuthorizationRequest
     codeChallenge: request.codeChallenge,
     now: deps.now(),
   });
-  redirect303(ctx, withQuery(request.redirectUri, { code, state: request.state }));
+  backToApp(ctx, withQuery(request.redirectUri, { code, state: request.state }));
 }
 
 function deny(ctx: Koa.Context, request: AuthorizationRequest): void {
-  redirect303(ctx, authorizeErrorUrl(request.redirectUri, 'access_denied', 'The person refused to authorise the application.', request.state));
+  backToApp(ctx, authorizeErrorUrl(request.redirectUri, 'access_denied', 'The person refused to authorise the application.', request.state));
 }
 
 export function authorizeHandlers(deps: Deps, ui: Interactions): Pick<Handlers<OAuthOperations>, 'showAuthorizationPage' | 'submitAuthorizationConsent'> {

@@ -1,7 +1,7 @@
 /**
- * Client authentication at the token endpoint (RFC 6749 section 2.3.1): `client_id` and
- * `client_secret` in the body, or HTTP Basic, never both. A public client identifies itself with
- * `client_id` alone and proves itself with PKCE. Failures are `invalid_client`: 401 with a Basic
+ * Client authentication at the token and revocation endpoints (RFC 6749 section 2.3.1, RFC 7009
+ * section 2.1): `client_id` and `client_secret` in the body, or HTTP Basic, never both. A public
+ * client identifies itself with `client_id` alone and proves itself with PKCE. Failures are `invalid_client`: 401 with a Basic
  * challenge when Basic was used, 400 otherwise. Built-in services have no OAuth flows.
  */
 import type Koa from 'koa';

@@ -7,11 +7,18 @@ import type { Deps } from '../deps';
 import type { HandlerMap, OperationHandler } from '../http/backends';
 import { authorizeHandlers, consentWithoutSession } from './authorize';
 import type { Interactions } from './interactions';
+import { metadataHandlers } from './metadata';
+import { revocationHandlers } from './revocation';
 import type { Handlers, OAuthOperations } from '../http/operation';
 import { tokenHandlers, tokenRequestParseErrors } from './token-endpoint';
 
 export function oauthHandlers(deps: Deps, ui: Interactions): HandlerMap {
-  const operations: Handlers<OAuthOperations> = { ...authorizeHandlers(deps, ui), ...tokenHandlers(deps) };
+  const operations: Handlers<OAuthOperations> = {
+    ...authorizeHandlers(deps, ui),
+    ...tokenHandlers(deps),
+    ...revocationHandlers(deps),
+    ...metadataHandlers(),
+  };
   /** A parameter the document's schema refused (a repeated one): the endpoint answers it as OAuth says. */
   const validationFail: OperationHandler = (c, ctx) => (operations[c.operation.operationId as keyof OAuthOperations] as OperationHandler)(c, ctx);
   return { ...operations, validationFail, unauthorizedHandler: consentWithoutSession(ui) };

@@ -3,7 +3,19 @@
  * section 3.1: "Request and response parameters MUST NOT be included more than once"), so a
  * repeated or non-string value is reported rather than silently picking one.
  */
+import type Koa from 'koa';
+import { invalidRequest } from './oauth-error';
+
 export type RawParams = Record<string, unknown>;
+
+/** The parsed body of a token or revocation request: a form or a JSON object, else invalid_request. */
+export function readBody(ctx: Koa.Context): RawParams {
+  const body = ctx.request.body as unknown;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalidRequest('Send the parameters as a form (application/x-www-form-urlencoded) or a JSON object.');
+  }
+  return body as RawParams;
+}
 
 export interface ReadParams {
   /** Single string values by name (absent when not sent or not a single string). */

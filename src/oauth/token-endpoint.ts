@@ -10,7 +10,7 @@ import * as authorizationCode from './authorization-code';
 import { authenticateClient } from './client-auth';
 import type { GrantModule } from './grant';
 import { invalidRequest, noStore, OAuthError, sendTokenError, unsupportedGrantType } from './oauth-error';
-import { listWords, readParams, type RawParams } from './params';
+import { listWords, readBody, readParams, type RawParams } from './params';
 import * as refreshToken from './refresh-token';
 import type { Handlers, OAuthOperation, OAuthOperations } from '../http/operation';
 
@@ -19,13 +19,8 @@ const GRANTS: Record<string, GrantModule> = {
   [refreshToken.grantType]: refreshToken,
 };
 
-function readBody(ctx: Koa.Context): RawParams {
-  const body = ctx.request.body as unknown;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw invalidRequest('Send the parameters as a form (application/x-www-form-urlencoded) or a JSON object.');
-  }
-  return body as RawParams;
-}
+/** The grant types this endpoint answers (the metadata's grant_types_supported). */
+export const GRANT_TYPES: readonly string[] = Object.keys(GRANTS);
 
 function chooseGrant(body: RawParams): GrantModule {
   const { values, malformed } = readParams(body, ['grant_type']);
@@ -67,14 +62,17 @@ export function tokenHandlers(deps: Deps): Pick<Handlers<OAuthOperations>, 'crea
 /** Body problems answered before the request is read: malformed (400), too large (413), another media type (415). */
 const BODY_STATUSES = new Set([400, 413, 415]);
 
+/** The endpoints whose bodies are OAuth parameters: the token endpoint and revocation. */
+const PARAMETER_ENDPOINTS = new Set(['/oauth2/access_token', '/oauth2/revoke']);
+
 /**
- * A token request whose body cannot be parsed, is too large or of another media type is still
- * answered in RFC 6749 form (invalid_request, no-store), not with the API's error body; 413 and
- * 415 keep their status. Mounted before the openapi dispatch.
+ * A token or revocation request whose body cannot be parsed, is too large or of another media
+ * type is still answered in RFC 6749 form (invalid_request, no-store), not with the API's error
+ * body; 413 and 415 keep their status. Mounted before the openapi dispatch.
  */
 export function tokenRequestParseErrors(): Koa.Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== '/oauth2/access_token') return next();
+    if (!PARAMETER_ENDPOINTS.has(ctx.path)) return next();
     try {
       await next();
     } catch (error) {

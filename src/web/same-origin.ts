@@ -8,17 +8,18 @@
  * that sends neither (scripts, older browsers) goes on to the token check as before.
  *
  * The API is not covered: its writes need an OAuth2 token in a header, which no cross-site form
- * can send. The token endpoint is for apps, and answers in its own form.
+ * can send. The token and revocation endpoints are for apps, and answer in their own form.
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
+import { OAUTH_APP_PATHS } from '../http/documents';
 import { publicBaseUrl } from '../http/urls';
 import { messagePage } from './page';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function isFormEndpoint(path: string): boolean {
-  return !path.startsWith('/api/') && path !== '/oauth2/access_token';
+  return !path.startsWith('/api/') && !OAUTH_APP_PATHS.has(path);
 }
 
 function originOf(value: string): string | undefined {

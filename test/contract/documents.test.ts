@@ -39,7 +39,7 @@ const SPEC_ENDPOINTS: Array<[ApiName, string, string]> = [
   ['oauth', 'post', '/oauth2/access_token'],
 ];
 
-/** Daybook's additions beyond the spec's list, each from a decision recorded in docs/ (webhooks: docs/webhooks.md). */
+/** Daybook's additions beyond the spec's list, each from a decision recorded in docs/ (webhooks: docs/webhooks.md; OAuth: docs/security.md). */
 const EXTENSIONS: Array<[ApiName, string, string]> = [
   ['v2', 'get', '/api/2/webhooks/'],
   ['v2', 'post', '/api/2/webhooks/'],
@@ -49,6 +49,9 @@ const EXTENSIONS: Array<[ApiName, string, string]> = [
   ['v2', 'post', '/api/2/webhooks/{id}/rotate-secret/'],
   ['v2', 'get', '/api/2/webhooks/{id}/deliveries/'],
   ['v2', 'post', '/api/2/webhooks/{id}/deliveries/{message_id}/resend/'],
+  // OAuth discovery and revocation (docs/security.md, "OAuth2"): RFC 8414 and RFC 7009.
+  ['oauth', 'get', '/.well-known/oauth-authorization-server'],
+  ['oauth', 'post', '/oauth2/revoke'],
 ];
 
 type Operation = {

@@ -24,7 +24,17 @@ import { READ_SCOPES, WRITE_SCOPES } from '../../src/domain/apps-and-grants/scop
 import { addDays, localDate } from '../../src/domain/time';
 import type { User } from '../../src/domain/identity/users';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
-import { FRESH, decidedStatus, encode, operationsOf, requestArb, type Model, type Mutation, type Vocabulary } from './support/fuzz-model';
+import {
+  CLIENT_PARAMETER_OPERATIONS,
+  FRESH,
+  decidedStatus,
+  encode,
+  operationsOf,
+  requestArb,
+  type Model,
+  type Mutation,
+  type Vocabulary,
+} from './support/fuzz-model';
 import { changedKeys, changedTables, digest, personState, type PersonState } from './support/db-state';
 import { sendDocumented, sendRaw, type RawAnswer, type RawRequest } from './support/raw-http';
 
@@ -148,7 +158,7 @@ async function resetWebhookFixture(): Promise<void> {
 async function freshCredentials(model: Model): Promise<Record<string, string>> {
   const fresh: Record<string, string> = {};
   if (model.op.operationId.includes('Webhook')) await resetWebhookFixture();
-  if (model.op.operationId === 'createAccessToken') {
+  if (CLIENT_PARAMETER_OPERATIONS.includes(model.op.operationId)) {
     const now = new Date();
     fresh[FRESH.refresh] = (await issueTokens(app.db, { userId: person.id, clientPk: client.id, scopes: ['mood_read'], now })).refresh_token;
     fresh[FRESH.code] = await issueAuthorisationCode(app.db, { userId: person.id, clientPk: client.id, redirectUri: REDIRECT_URI, scopes: ['mood_read'], now });
@@ -173,6 +183,8 @@ function tolerated(model: Model): string[] {
 function mayChange(model: Model, answer: RawAnswer): string[] {
   if (answer.status >= 400) return [];
   if (model.op.operationId === 'createAccessToken') return ['tokens', 'authorisation_codes'];
+  // A revocation ends the fresh token's grant; a grant.revoked event is recorded if that leaves the app unconnected.
+  if (model.op.operationId === 'revokeToken') return ['tokens', 'webhook_events'];
   if (model.op.operationId === 'submitAuthorizationConsent') return ['authorisation_codes'];
   if (['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret'].includes(model.op.operationId))
     return ['webhook_endpoints', 'webhook_deliveries'];

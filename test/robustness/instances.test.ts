@@ -2,7 +2,7 @@
  * Several instances (issue "Robustness", part 6): two processes of the compiled service, each with
  * its job workers, on one PostgreSQL. The rate limit is one count for both (parallel requests
  * spread over the two), a session or token made on one works on the other (and its revocation
- * too), the OAuth flow can hop between them, and the scheduled work runs once: one derive per
+ * too, by the person or by the app), the OAuth flow can hop between them, and the scheduled work runs once: one derive per
  * person, one cron job per minute. (test/http/rate-limit.test.ts shares a count between two app
  * instances in one process; here they are separate processes, as in production.)
  * `npm run soak` (SOAK=1) also watches the per-minute cron across two minute boundaries.
@@ -100,6 +100,19 @@ test('the OAuth flow hops between the processes: consent on one, code exchanged 
   // A simple token fetched from one works on the other.
   const simple = await a.post('/api/1/auth/simple-token/', { form: { username: other.user.username, password: other.password } });
   expect((await b.get('/api/2/accounts/profile/', { token: simple.body.token })).status).toBe(200);
+});
+
+test('an app revoking its token on one process stops it at once on the other, which had it remembered (RFC 7009)', async () => {
+  const revoker = await makePerson(database.db, ['mood_read']);
+  // Used on A until A serves it from its remembered credentials (the first use records "last used").
+  for (let i = 0; i < 3; i += 1) expect((await a.get('/api/2/accounts/profile/', { bearer: revoker.bearer })).status).toBe(200);
+  const revoked = await b.post('/oauth2/revoke', {
+    form: { token: revoker.refreshToken, token_type_hint: 'refresh_token', client_id: revoker.client.client_id, client_secret: revoker.clientSecret },
+  });
+  expect(revoked.status).toBe(200);
+  expect((await a.get('/api/2/accounts/profile/', { bearer: revoker.bearer })).status).toBe(401);
+  const credentials = { client_id: revoker.client.client_id, client_secret: revoker.clientSecret };
+  expect((await tokenRequest(a, { grant_type: 'refresh_token', refresh_token: revoker.refreshToken, ...credentials })).body.error).toBe('invalid_grant');
 });
 
 interface JobRow {

@@ -111,6 +111,9 @@ export interface Vocabulary {
 /** Stand-ins replaced right before sending with a credential made for that one request. */
 export const FRESH = { code: '{{fresh-code}}', refresh: '{{fresh-refresh-token}}', csrf: '{{csrf}}' } as const;
 
+/** The OAuth endpoints whose body is OAuth parameters with the client's own authentication (token, revocation). */
+export const CLIENT_PARAMETER_OPERATIONS: readonly string[] = ['createAccessToken', 'revokeToken'];
+
 /* ------------------------------------------------------------------------------------------------
  * The request model and its encoding
  * --------------------------------------------------------------------------------------------- */
@@ -335,6 +338,16 @@ function goodBody(op: OperationSpec, v: Vocabulary): fc.Arbitrary<unknown> | und
           client_secret: v.oauth.clientSecret,
         }),
       );
+    case 'revokeToken':
+      return fc.record(
+        {
+          token: fc.constant(FRESH.refresh),
+          token_type_hint: fc.constantFrom('access_token', 'refresh_token'),
+          client_id: fc.constant(v.oauth.clientId),
+          client_secret: fc.constant(v.oauth.clientSecret),
+        },
+        { requiredKeys: ['token', 'client_id', 'client_secret'] },
+      );
     case 'submitAuthorizationConsent':
       return fc.record({
         response_type: fc.constant('code'),
@@ -373,7 +386,7 @@ export function validModel(op: OperationSpec, v: Vocabulary): fc.Arbitrary<Model
   const body = goodBody(op, v) ?? fc.constant(undefined);
   const mediaType = op.body ? fc.constantFrom(...op.body.mediaTypes) : fc.constant(undefined);
   const usesSession = op.schemes.includes('Session') && !op.schemes.includes('OAuth2');
-  const needsNoAuth = op.schemes.length === 0 || op.operationId === 'createAccessToken';
+  const needsNoAuth = op.schemes.length === 0 || CLIENT_PARAMETER_OPERATIONS.includes(op.operationId);
   return fc.record({ pathParams, query, body, mediaType }).map(({ pathParams: pp, query: q, body: b, mediaType: mt }): Model => ({
     op,
     pathParams: pp,
@@ -644,7 +657,7 @@ export function mutationArb(op: OperationSpec): fc.Arbitrary<Mutation> {
       }),
     );
   }
-  if (op.schemes.length > 0 && op.operationId !== 'createAccessToken') {
+  if (op.schemes.length > 0 && !CLIENT_PARAMETER_OPERATIONS.includes(op.operationId)) {
     add(
       1,
       op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials')
@@ -840,12 +853,13 @@ export function decidedStatus(model: Model, mutations: Mutation[]): number[] | u
     case 'oversize':
       return [413];
     case 'tooManyItems':
-      return op.operationId === 'createAccessToken' ? undefined : [400];
+      return CLIENT_PARAMETER_OPERATIONS.includes(op.operationId) ? undefined : [400];
     case 'malformed':
       if (m.how === 'truncate' || m.how === 'garbage') return json && op.api !== 'oauth' ? [400] : undefined;
       return undefined;
     case 'contentType':
-      if (m.value === 'text/plain' || m.value === 'application/xml') return op.api === 'oauth' && op.operationId !== 'createAccessToken' ? undefined : [415];
+      if (m.value === 'text/plain' || m.value === 'application/xml')
+        return op.api === 'oauth' && !CLIENT_PARAMETER_OPERATIONS.includes(op.operationId) ? undefined : [415];
       return undefined;
     case 'auth':
       return op.schemes.includes('OAuth2') || op.schemes.includes('ClientCredentials') ? [401] : undefined;
