@@ -17,7 +17,7 @@ const NO_SQL_IN_HANDLERS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'coverage/**', '.data/**', 'contracts/pacts/**', 'test/bench/results/**'] },
+  { ignores: ['dist/**', 'generated/**', 'client/dist/**', 'client/src/generated/**', 'node_modules/**', 'coverage/**', '.data/**', 'contracts/pacts/**', 'test/bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,7 +5,7 @@
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
-import { createDaybookClient, createOAuthClient, createV1Client, isOAuthError, type DaybookClient, type TokenResponse } from '../../src/client';
+import { createDaybookClient, createOAuthClient, createV1Client, isOAuthError, type DaybookClient, type TokenResponse } from '../../client/src';
 import { issueAuthorisationCode } from '../../src/domain/apps-and-grants/grants';
 import type { User } from '../../src/domain/identity/users';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
