@@ -33,7 +33,9 @@ const pad = (depth) => '  '.repeat(depth);
 function literal(value, depth = 0) {
   if (value === null || typeof value !== 'object') return typeof value === 'string' ? quote(value) : String(value);
   const isArray = Array.isArray(value);
-  const entries = isArray ? value.map((item) => literal(item, depth + 1)) : Object.entries(value).map(([k, v]) => `${IDENTIFIER.test(k) ? k : quote(k)}: ${literal(v, depth + 1)}`);
+  const entries = isArray
+    ? value.map((item) => literal(item, depth + 1))
+    : Object.entries(value).map(([k, v]) => `${IDENTIFIER.test(k) ? k : quote(k)}: ${literal(v, depth + 1)}`);
   if (entries.length === 0) return isArray ? '[]' : '{}';
   const [open, close] = isArray ? ['[', ']'] : ['{ ', ' }'];
   const inline = `${open}${entries.join(', ')}${close}`;
@@ -59,7 +61,11 @@ function bundleOf(api) {
 
 function resolve(document, node) {
   let current = node;
-  while (current && current.$ref) current = current.$ref.split('/').slice(1).reduce((o, key) => o?.[key], document);
+  while (current && current.$ref)
+    current = current.$ref
+      .split('/')
+      .slice(1)
+      .reduce((o, key) => o?.[key], document);
   return current;
 }
 
@@ -198,7 +204,8 @@ const handled = (call, success) =>
 function successLine(context) {
   const id = context.operationId;
   if (context.method === 'DELETE') return `console.log('Deleted', result.status);`;
-  if (/^list/.test(id)) return answersPagedList(context) ? `console.log(result.data.count, result.data.results);` : `console.log(result.data.length, result.data);`;
+  if (/^list/.test(id))
+    return answersPagedList(context) ? `console.log(result.data.count, result.data.results);` : `console.log(result.data.length, result.data);`;
   if (/^(update|increment|acquire|release|create)Attribute/.test(id)) return `console.log(result.data.success, result.data.failed);`;
   return `console.log(result.data);`;
 }
@@ -259,7 +266,10 @@ export function typedClientSample(context) {
   } else if (context.api === 'v1' && V1[context.operationId]) {
     client = v1Client(context);
     body = handled(V1[context.operationId](context), successLine(context));
-  } else if (context.api === 'oauth' && ['showAuthorizationPage', 'submitAuthorizationConsent', 'createAccessToken', 'revokeToken', 'getAuthorizationServerMetadata'].includes(context.operationId)) {
+  } else if (
+    context.api === 'oauth' &&
+    ['showAuthorizationPage', 'submitAuthorizationConsent', 'createAccessToken', 'revokeToken', 'getAuthorizationServerMetadata'].includes(context.operationId)
+  ) {
     client = oauthClient(context);
     const authorize = ['showAuthorizationPage', 'submitAuthorizationConsent'].includes(context.operationId);
     if (authorize) client.names.push('createPkce', 'createState');

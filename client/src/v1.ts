@@ -6,7 +6,16 @@ import createClient from 'openapi-fetch';
 import type { components, operations, paths } from './generated/v1';
 import type { TidyPaged } from './v2';
 import { toResult, type ApiResult, type FetchOutcome } from './result';
-import { credentialsMiddleware, FORM_HEADERS, formBody, pathWithParams, transportFetch, trimBaseUrl, type Authorization, type TransportOptions } from './transport';
+import {
+  credentialsMiddleware,
+  FORM_HEADERS,
+  formBody,
+  pathWithParams,
+  transportFetch,
+  trimBaseUrl,
+  type Authorization,
+  type TransportOptions,
+} from './transport';
 
 export type V1Error = components['schemas']['Error'];
 type OperationId = keyof operations;

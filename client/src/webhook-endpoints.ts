@@ -59,7 +59,8 @@ export function createWebhooksClient(options: WebhooksClientOptions): WebhooksCl
     get: (id) => run<'getWebhook'>(api.GET('/api/2/webhooks/{id}/', endpoint(id))),
     update: (id, changes) => run<'updateWebhook'>(api.POST('/api/2/webhooks/{id}/', { ...endpoint(id), body: changes })),
     delete: (id) => run<'deleteWebhook'>(api.DELETE('/api/2/webhooks/{id}/', endpoint(id))),
-    rotateSecret: (id, write) => run<'rotateWebhookSecret'>(api.POST('/api/2/webhooks/{id}/rotate-secret/', { ...endpoint(id), headers: idempotencyHeaders(write) })),
+    rotateSecret: (id, write) =>
+      run<'rotateWebhookSecret'>(api.POST('/api/2/webhooks/{id}/rotate-secret/', { ...endpoint(id), headers: idempotencyHeaders(write) })),
     deliveries: (id, query = {}) => run<'listWebhookDeliveries'>(api.GET('/api/2/webhooks/{id}/deliveries/', { params: { path: { id }, query } })),
     resend: (id, messageId, write) =>
       run<'resendWebhookDelivery'>(

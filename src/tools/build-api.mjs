@@ -119,8 +119,7 @@ else if (mode === '--docs') docs();
 else if (mode === undefined) {
   build(join(root, 'generated'));
   copyClientTypes();
-}
-else {
+} else {
   process.stderr.write(`Unknown option ${mode}; use --check or --docs.\n`);
   process.exit(2);
 }

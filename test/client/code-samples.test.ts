@@ -11,12 +11,10 @@ import { promisify } from 'node:util';
 import { operationMethods } from '../../client/src';
 import { operationContexts, ROOT, type SampleContext } from './operations';
 
-type Sampler = (context: SampleContext) => string | undefined;
-
-let typedClientSample: Sampler;
+let typedClientSample: (context: SampleContext) => string | undefined;
 beforeAll(async () => {
-  // An ES module of the docs build; jest's transform lets it be required.
-  ({ typedClientSample } = (await import('../../client/code-samples.mjs')) as { typedClientSample: Sampler });
+  // An ES module of the docs build (jest's transform lets a test load it).
+  ({ typedClientSample } = await import('../../client/code-samples.mjs'));
 });
 
 test('every operation has a TypeScript client sample that compiles against the client', async () => {

@@ -68,7 +68,11 @@ type Doc = any;
 
 function resolve(document: Doc, node: any): any {
   let current = node;
-  while (current?.$ref) current = current.$ref.split('/').slice(1).reduce((o: any, key: string) => o?.[key], document);
+  while (current?.$ref)
+    current = current.$ref
+      .split('/')
+      .slice(1)
+      .reduce((o: any, key: string) => o?.[key], document);
   return current;
 }
 
@@ -111,7 +115,9 @@ export function operationContexts(): SampleContext[] {
         const contentType = content ? (Object.keys(content)[0] as SampleContext['contentType']) : undefined;
         const media = contentType ? content[contentType] : undefined;
         const body = media
-          ? (media.example ?? (media.examples ? resolve(document, Object.values<any>(media.examples)[0])?.value : undefined) ?? sample(media.schema, {}, document))
+          ? (media.example ??
+            (media.examples ? resolve(document, Object.values<any>(media.examples)[0])?.value : undefined) ??
+            sample(media.schema, {}, document))
           : undefined;
         contexts.push({
           api,

@@ -116,7 +116,10 @@ test('a POST without an Idempotency-Key is never sent twice', async () => {
   const busy = await scriptedServer(unavailable('0'));
   const dropping = await scriptedServer(dropConnection);
   try {
-    const exchanged = await createOAuthClient({ baseUrl: busy.baseUrl, clientId: 'app', clientSecret: 'secret' }).exchangeCode({ code: 'c', redirectUri: 'https://a.example/cb' });
+    const exchanged = await createOAuthClient({ baseUrl: busy.baseUrl, clientId: 'app', clientSecret: 'secret' }).exchangeCode({
+      code: 'c',
+      redirectUri: 'https://a.example/cb',
+    });
     expect(exchanged.status).toBe(503);
     const token = await createV1Client({ baseUrl: busy.baseUrl }).simpleToken({ username: 'alice', password: 'pw' });
     expect(token.status).toBe(503);
