@@ -103,6 +103,17 @@ test('the packed client installs, compiles with tsc and runs with node against a
   const { client } = await makeClient(app, user);
   const tokens = await makeToken(app, user, client, ['activity_read', 'activity_write']);
   const output = await run(process.execPath, [path.join(project, 'dist', 'program.js'), app.baseUrl, tokens.access_token, simpleToken], { cwd: project });
+  // An ES module program imports it too (Node reads the CommonJS package's named exports).
+  const esm = await run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "import { createPkce, operationMethods } from '@daybook/client'; console.log(typeof createPkce, operationMethods.v2.getProfile.methods[0]);",
+    ],
+    { cwd: project },
+  );
+  expect(esm.stdout.trim()).toBe('function profile');
   expect(JSON.parse(output.stdout)).toEqual({
     acquired: ['steps'],
     written: [{ name: 'steps', date: '2026-11-21', value: 8412 }],
