@@ -4,6 +4,8 @@
  * http/ is the glue around the handlers; analytics/ computes derived data from the domain's
  * tables, and its statistics are pure functions over arrays; jobs/ is the job queue and its
  * schedules; demo/ generates the demo account's data; bin/ holds the processes' entry points.
+ * The typed client (client/src/, the @daybook/client package) stands apart: it is installed on its
+ * own, so it imports nothing of the service or of generated/, and the service imports nothing of it.
  */
 const HANDLERS = '^src/(api|web|oauth)/';
 const PURE_STATISTICS = '^src/analytics/(stats/|insights/|averages[.]ts|correlations[.]ts|phrasing[.]ts|week[.]ts|series[.]ts)';
@@ -23,7 +25,7 @@ module.exports = {
       comment: 'The rules (domain/) know nothing of HTTP, pages, OAuth endpoints, derived data, the job runner, the demo generator or the processes.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: '^src/(http|api|web|oauth|analytics|jobs|demo|bin|client|tools)/|^src/(app|deps)[.]ts$' },
+      to: { path: '^src/(http|api|web|oauth|analytics|jobs|demo|bin|tools)/|^src/(app|deps)[.]ts$' },
     },
     {
       name: 'statistics-are-pure',
@@ -60,7 +62,7 @@ module.exports = {
       comment: 'The data layer (knex, migrations, catalogue) knows nothing of the rules or the edges above it.',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^src/(domain|http|api|web|oauth|analytics|jobs|demo|bin|client|tools)/|^src/(app|deps)[.]ts$' },
+      to: { path: '^src/(domain|http|api|web|oauth|analytics|jobs|demo|bin|tools)/|^src/(app|deps)[.]ts$' },
     },
     {
       name: 'entry-points-are-not-imported',
@@ -68,6 +70,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^src/bin/' },
+    },
+    {
+      name: 'the-client-package-stands-alone',
+      comment: 'client/ is installed on its own (npm pack): it cannot reach the service or ../generated (client/README.md).',
+      severity: 'error',
+      from: { path: '^client/src/' },
+      to: { path: '^(src|generated|test|contracts)/' },
+    },
+    {
+      name: 'the-service-does-not-use-the-client',
+      comment: 'The client is for partners (and the tests); the service never calls itself through it.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^client/' },
     },
     {
       name: 'no-orphans',
@@ -80,6 +96,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    includeOnly: { path: '^src/|node_modules/(knex|pg|pg-boss|koa)/' },
+    includeOnly: { path: '^src/|^client/src/|node_modules/(knex|pg|pg-boss|koa)/' },
   },
 };

@@ -18,6 +18,8 @@ const NO_SQL_IN_HANDLERS = [
 
 export default tseslint.config(
   { ignores: ['dist/**', 'generated/**', 'node_modules/**', 'coverage/**', '.data/**', 'contracts/pacts/**', 'test/bench/results/**'] },
+  // The client package's build output and its copy of the generated types (client/README.md).
+  { ignores: ['client/dist/**', 'client/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,7 +4,7 @@
  * Daybook is confident about, one pair's correlation (or that there is none) and the day's
  * insights. It reads with an OAuth2 token holding read scopes, through the typed v2 client.
  */
-import { createDaybookClient, type DaybookClient } from '../src/client';
+import { createDaybookClient, type DaybookClient } from '../client/src';
 import { consumerPact } from './support/pact';
 import { bearer, date, dateTime, group, headerInteger, listUrl, M, pageUrl, service } from './support/matchers';
 import { STATES } from './support/states';

@@ -3,7 +3,7 @@
  * consent brought back for tokens, refreshes them, and reads the RFC 6749 error body of a code
  * the endpoint does not accept. Requests are form bodies, as RFC 6749 asks.
  */
-import { createOAuthClient, isOAuthError, type OAuthClient } from '../src/client';
+import { createOAuthClient, isOAuthError, type OAuthClient } from '../client/src';
 import { consumerPact } from './support/pact';
 import { M } from './support/matchers';
 import { REDIRECT_URI, STATES } from './support/states';

@@ -4,7 +4,7 @@
  * version 1 is deprecated, and where version 2 is documented), today's values and the last days
  * of an attribute, where a day without data is `null`.
  */
-import { createV1Client, type V1Client } from '../src/client';
+import { createV1Client, type V1Client } from '../client/src';
 import { consumerPact } from './support/pact';
 import { date, dateTime, M, simpleToken } from './support/matchers';
 import { STATES } from './support/states';

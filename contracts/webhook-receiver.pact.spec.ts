@@ -7,7 +7,7 @@
  * webhook operation it is (the `AsyncAPI` reference), which the comparison with the documents uses.
  */
 import crypto from 'node:crypto';
-import { verifyWebhook } from '../src/client';
+import { verifyWebhook } from '../client/src';
 import { consumerPactV4 } from './support/pact';
 import { date, dateTime, M } from './support/matchers';
 import { STATES, WEBHOOK_MESSAGES, type WebhookMessageType } from './support/states';

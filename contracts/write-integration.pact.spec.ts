@@ -4,7 +4,7 @@
  * batches (and reads per-item failures), adds to today's total, lets go of what it owns (and learns
  * that it cannot release what another service owns), and lists what it owns.
  */
-import { createDaybookClient, type DaybookClient } from '../src/client';
+import { createDaybookClient, type DaybookClient } from '../client/src';
 import { consumerPact } from './support/pact';
 import { bearer, date, group, M, service } from './support/matchers';
 import { STATES } from './support/states';

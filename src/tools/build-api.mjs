@@ -7,10 +7,12 @@
  *   node src/tools/build-api.mjs --docs     Redoc pages (redocly build-docs, scripts inlined) into dist/docs/*.html
  *
  * The bundles and types are committed; the docs pages are 2.5 MB each, so they are build output
- * (npm run build makes them) and not committed.
+ * (npm run build makes them) and not committed. The client package (client/) carries its own copy
+ * of the types in client/src/generated/ (an installed package cannot reach ../generated): the build
+ * writes it and --check compares it too (client/README.md, "Generated types").
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +59,21 @@ function listFiles(dir, prefix = '') {
   );
 }
 
+/** The client package's copy of the types: the same files, byte for byte. */
+const clientTypes = join(root, 'client', 'src', 'generated');
+
+function copyClientTypes() {
+  mkdirSync(clientTypes, { recursive: true });
+  for (const api of APIS) copyFileSync(join(root, 'generated', 'types', `${api.name}.ts`), join(clientTypes, `${api.name}.ts`));
+}
+
+/** The client's copies that differ from freshly generated types under `out`. */
+function staleClientTypes(out) {
+  return APIS.map((api) => `${api.name}.ts`)
+    .filter((name) => !existsSync(join(clientTypes, name)) || readFileSync(join(clientTypes, name), 'utf8') !== readFileSync(join(out, 'types', name), 'utf8'))
+    .map((name) => `client/src/generated/${name}`);
+}
+
 function check() {
   const tmp = mkdtempSync(join(tmpdir(), 'daybook-generated-'));
   try {
@@ -68,6 +85,7 @@ function check() {
       const b = join(committed, name);
       return !existsSync(a) || !existsSync(b) || readFileSync(a, 'utf8') !== readFileSync(b, 'utf8');
     });
+    stale.push(...staleClientTypes(tmp));
     if (stale.length > 0) {
       process.stderr.write(`generated/ is stale; run npm run build:api and commit. Differs: ${stale.join(', ')}\n`);
       process.exit(1);
@@ -98,8 +116,10 @@ function docs() {
 const mode = process.argv[2];
 if (mode === '--check') check();
 else if (mode === '--docs') docs();
-else if (mode === undefined) build(join(root, 'generated'));
-else {
+else if (mode === undefined) {
+  build(join(root, 'generated'));
+  copyClientTypes();
+} else {
   process.stderr.write(`Unknown option ${mode}; use --check or --docs.\n`);
   process.exit(2);
 }

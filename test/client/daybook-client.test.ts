@@ -5,7 +5,16 @@
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
-import { createDaybookClient, createOAuthClient, createV1Client, isOAuthError, type DaybookClient, type TokenResponse } from '../../src/client';
+import {
+  createDaybookClient,
+  createOAuthClient,
+  createPkce,
+  createV1Client,
+  createWebhooksClient,
+  isOAuthError,
+  type DaybookClient,
+  type TokenResponse,
+} from '../../client/src';
 import { issueAuthorisationCode } from '../../src/domain/apps-and-grants/grants';
 import type { User } from '../../src/domain/identity/users';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
@@ -158,4 +167,57 @@ test('the OAuth client exchanges a code, and the v1 client reads $self', async (
   const v1 = createV1Client({ baseUrl: app.baseUrl, auth: { simpleToken } });
   const profile = await v1.profile();
   expect(profile.ok && profile.data.username).toBe(person.username);
+});
+
+test("the webhooks client manages the app's endpoints with its client credentials", async () => {
+  const webhooks = createWebhooksClient({ baseUrl: app.baseUrl, clientId: client.client_id, clientSecret: secret });
+  const created = await webhooks.create({ url: 'http://127.0.0.1:9/hooks', events: ['values.updated'] });
+  expect(created.ok && created.status).toBe(201);
+  if (!created.ok) return;
+  const { id, secret: signingSecret } = created.data;
+  expect(signingSecret).toMatch(/^whsec_/);
+  const listed = await webhooks.list();
+  expect(listed.ok && listed.data.results.map((e) => e.id)).toEqual([id]);
+  const changed = await webhooks.update(id, { events: ['derived.updated'] });
+  expect(changed.ok && changed.data.events).toEqual(['derived.updated']);
+  const fetched = await webhooks.get(id);
+  expect(fetched.ok && fetched.data.events).toEqual(['derived.updated']);
+  const rotated = await webhooks.rotateSecret(id);
+  expect(rotated.ok && rotated.data.secret).not.toBe(signingSecret);
+  const deliveries = await webhooks.deliveries(id);
+  expect(deliveries.ok && deliveries.data.count).toBe(0);
+  const deleted = await webhooks.delete(id);
+  expect(deleted.status).toBe(204);
+  const gone = await webhooks.get(id);
+  expect(!gone.ok && gone.status).toBe(404);
+  const refused = await createWebhooksClient({ baseUrl: app.baseUrl, clientId: client.client_id, clientSecret: 'wrong' }).list();
+  expect(!refused.ok && refused.status).toBe(401);
+});
+
+test('a code issued for a PKCE challenge is exchanged with its verifier, and refused with another', async () => {
+  const oauth = createOAuthClient({ baseUrl: app.baseUrl, clientId: client.client_id, clientSecret: secret });
+  const pkce = createPkce();
+  const issue = () =>
+    issueAuthorisationCode(app.db, {
+      userId: person.id,
+      clientPk: client.id,
+      redirectUri: REDIRECT_URI,
+      scopes: ['sleep_read'],
+      codeChallenge: pkce.codeChallenge,
+      now: new Date(),
+    });
+  const url = new URL(oauth.authorizeUrl({ redirectUri: REDIRECT_URI, scopes: ['sleep_read'], codeChallenge: pkce.codeChallenge }));
+  expect([url.searchParams.get('code_challenge'), url.searchParams.get('code_challenge_method')]).toEqual([pkce.codeChallenge, 'S256']);
+  const exchanged = await oauth.exchangeCode({ code: await issue(), redirectUri: REDIRECT_URI, codeVerifier: pkce.codeVerifier });
+  expect(exchanged.ok && exchanged.data.scope).toBe('sleep_read');
+  const wrong = await oauth.exchangeCode({ code: await issue(), redirectUri: REDIRECT_URI, codeVerifier: createPkce().codeVerifier });
+  expect(!wrong.ok && isOAuthError(wrong.error) && wrong.error.error).toBe('invalid_grant');
+});
+
+test("the v1 client reads an attribute's insights and averages", async () => {
+  const v1 = createV1Client({ baseUrl: app.baseUrl, auth: { simpleToken } });
+  const insights = await v1.attributeInsights('steps');
+  expect(insights.ok && insights.status).toBe(200);
+  const averages = await v1.attributeAverages('steps');
+  expect(averages.ok && averages.status).toBe(200);
 });

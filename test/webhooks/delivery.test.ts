@@ -10,7 +10,7 @@ import { startReceiver, waitUntil, type Receiver, type Received } from '../suppo
 import { disconnectApp } from '../../src/domain/apps-and-grants/connected-apps';
 import type { User } from '../../src/domain/identity/users';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
-import { verifyWebhook } from '../../src/client';
+import { verifyWebhook } from '../../client/src';
 
 let app: TestApp;
 let receiver: Receiver;

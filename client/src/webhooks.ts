@@ -6,7 +6,7 @@
  * (the raw text, before any JSON parsing).
  */
 import crypto from 'node:crypto';
-import type { webhooks } from '../../generated/types/v2';
+import type { webhooks } from './generated/v2';
 
 type BodyOf<W extends keyof webhooks> = webhooks[W] extends { post: { requestBody: { content: { 'application/json': infer B } } } } ? B : never;
 

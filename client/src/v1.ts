@@ -3,10 +3,19 @@
  * from the v1 document. Paths take a username or `$self` (the default), sent as written.
  */
 import createClient from 'openapi-fetch';
-import type { components, operations, paths } from '../../generated/types/v1';
+import type { components, operations, paths } from './generated/v1';
 import type { TidyPaged } from './v2';
 import { toResult, type ApiResult, type FetchOutcome } from './result';
-import { credentialsMiddleware, FORM_HEADERS, formBody, pathWithParams, trimBaseUrl, type Authorization } from './transport';
+import {
+  credentialsMiddleware,
+  FORM_HEADERS,
+  formBody,
+  pathWithParams,
+  transportFetch,
+  trimBaseUrl,
+  type Authorization,
+  type TransportOptions,
+} from './transport';
 
 export type V1Error = components['schemas']['Error'];
 type OperationId = keyof operations;
@@ -15,11 +24,9 @@ export type V1QueryOf<K extends OperationId> = NonNullable<operations[K]['parame
 type V1Body<K extends OperationId> = TidyPaged<JsonOf<operations[K]['responses'][200]>>;
 export type V1Result<K extends OperationId> = ApiResult<V1Body<K>, V1Error>;
 
-export interface V1ClientOptions {
-  baseUrl: string;
+export interface V1ClientOptions extends TransportOptions {
   /** A simple token (`Token`) or an OAuth2 access token with v1 `read` scope (`Bearer`); none for `simpleToken()`. */
   auth?: Authorization;
-  fetch?: typeof globalThis.fetch;
 }
 
 /** `$self`: the person the credentials belong to. */
@@ -31,7 +38,9 @@ export interface V1Client {
   attributes(query?: V1QueryOf<'listUserAttributes'>, username?: string): Promise<V1Result<'listUserAttributes'>>;
   attributeValues(attribute: string, query?: V1QueryOf<'listUserAttributeValues'>, username?: string): Promise<V1Result<'listUserAttributeValues'>>;
   insights(query?: V1QueryOf<'listUserInsights'>, username?: string): Promise<V1Result<'listUserInsights'>>;
+  attributeInsights(attribute: string, query?: V1QueryOf<'listUserAttributeInsights'>, username?: string): Promise<V1Result<'listUserAttributeInsights'>>;
   averages(username?: string): Promise<V1Result<'listUserAverages'>>;
+  attributeAverages(attribute: string, query?: V1QueryOf<'listUserAttributeAverages'>, username?: string): Promise<V1Result<'listUserAttributeAverages'>>;
   /** The person's simple token from their username and password. */
   simpleToken(credentials: components['schemas']['SimpleTokenCredentials']): Promise<V1Result<'createSimpleToken'>>;
 }
@@ -41,7 +50,7 @@ function fallbackError(status: number, text: string): V1Error {
 }
 
 export function createV1Client(options: V1ClientOptions): V1Client {
-  const api = createClient<paths>({ baseUrl: trimBaseUrl(options.baseUrl), fetch: options.fetch, pathSerializer: pathWithParams });
+  const api = createClient<paths>({ baseUrl: trimBaseUrl(options.baseUrl), fetch: transportFetch(options), pathSerializer: pathWithParams });
   api.use(credentialsMiddleware(() => options.auth));
   const run = async <K extends OperationId>(call: () => Promise<FetchOutcome<unknown, unknown>>): Promise<V1Result<K>> =>
     toResult((await call()) as FetchOutcome<V1Body<K>, V1Error>, fallbackError);
@@ -55,7 +64,15 @@ export function createV1Client(options: V1ClientOptions): V1Client {
       run<'listUserAttributeValues'>(() => api.GET('/api/1/users/{username}/attributes/{attribute}/', { params: { path: { username, attribute }, query } })),
     insights: (query = {}, username = SELF) =>
       run<'listUserInsights'>(() => api.GET('/api/1/users/{username}/insights/', { params: { path: { username }, query } })),
+    attributeInsights: (attribute, query = {}, username = SELF) =>
+      run<'listUserAttributeInsights'>(() =>
+        api.GET('/api/1/users/{username}/insights/attribute/{attribute}/', { params: { path: { username, attribute }, query } }),
+      ),
     averages: (username = SELF) => run<'listUserAverages'>(() => api.GET('/api/1/users/{username}/averages/', { params: { path: { username } } })),
+    attributeAverages: (attribute, query = {}, username = SELF) =>
+      run<'listUserAttributeAverages'>(() =>
+        api.GET('/api/1/users/{username}/averages/attribute/{attribute}/', { params: { path: { username, attribute }, query } }),
+      ),
     simpleToken: (body) => run<'createSimpleToken'>(() => api.POST('/api/1/auth/simple-token/', { body, bodySerializer: formBody, headers: FORM_HEADERS })),
   };
 }

@@ -64,6 +64,16 @@ export interface FetchOutcome<T, E> {
 }
 
 /**
+ * Reads a response sent without openapi-fetch (an operation the generated types do not have yet)
+ * as openapi-fetch would: the JSON body as data or error, an empty body as undefined.
+ */
+export async function readOutcome<T, E>(response: Response): Promise<FetchOutcome<T, E>> {
+  const text = await response.text();
+  const json: unknown = (response.headers.get('Content-Type') ?? '').includes('json') && text !== '' ? JSON.parse(text) : undefined;
+  return response.ok ? { data: json as T, response } : { error: (json ?? text) as E, response };
+}
+
+/**
  * Turns openapi-fetch's outcome into an ApiResult. A failure whose body is not the documented
  * JSON (a proxy's HTML page, an empty body) is given the error shape by `fallback`, so the error
  * is always of the documented type.

@@ -5,14 +5,26 @@
  *
  * With an OAuth2 access token and its refresh token (and the client credentials), a request the
  * service refuses with `invalid_token` (expired or revoked access token) refreshes the pair once
- * and is sent again; `onTokens` hears of every new pair so it can be stored.
+ * and is sent again; `onTokens` hears of every new pair so it can be stored. Every write carries an
+ * `Idempotency-Key` (transport.ts), so a write that met a 429, a 503 or a network error is retried
+ * safely (retry.ts).
  */
 import createClient from 'openapi-fetch';
-import type { components, operations, paths } from '../../generated/types/v2';
+import type { components, operations, paths } from './generated/v2';
 import { createOAuthClient, type OAuthClient, type TokenResponse, type TokenResult } from './oauth';
 import { all, pages, type ListCall, type PagedList } from './paging';
 import { toResult, type ApiResult, type ApiSuccess, type ApiFailure, type FetchOutcome } from './result';
-import { credentialsMiddleware, FORM_HEADERS, formBody, trimBaseUrl, type Authorization } from './transport';
+import {
+  credentialsMiddleware,
+  FORM_HEADERS,
+  formBody,
+  idempotencyHeaders,
+  transportFetch,
+  trimBaseUrl,
+  type Authorization,
+  type TransportOptions,
+  type WriteOptions,
+} from './transport';
 
 /** The API's error body: `{detail}`, plus `errors` for invalid requests. */
 export type ApiError = components['schemas']['Error'];
@@ -29,8 +41,12 @@ export type QueryOf<K extends OperationId> = NonNullable<operations[K]['paramete
 export type TidyPaged<T> = T extends { count: number; results: infer R }
   ? Omit<T, 'results'> & { results: Array<R extends ReadonlyArray<unknown> ? R[number] : never> }
   : T;
-/** The JSON body an operation answers on success (a batch's 200 and 202 share it). */
-export type ResultOf<K extends OperationId> = TidyPaged<JsonOf<operations[K]['responses'] extends { 200: infer R } ? R : never>>;
+/** The success response of an operation: its 200 (a batch's 200 and 202 share one body), else its 201 or 202. */
+type SuccessResponse<R> = R extends { 200: infer A } ? A : R extends { 201: infer B } ? B : R extends { 202: infer C } ? C : never;
+/** The JSON body an operation answers on success (undefined for a 204). */
+export type ResultOf<K extends OperationId> = operations[K]['responses'] extends { 204: unknown }
+  ? undefined
+  : TidyPaged<JsonOf<SuccessResponse<operations[K]['responses']>>>;
 /** The JSON array body of a batch write. */
 export type ItemsOf<K extends 'updateAttributeValues' | 'incrementAttributeValues' | 'acquireAttributes' | 'releaseAttributes' | 'createAttributes'> =
   operations[K]['requestBody']['content']['application/json'];
@@ -41,16 +57,13 @@ export type Credentials =
   /** Read-only; never expires. */
   | { simpleToken: string };
 
-export interface DaybookClientOptions {
-  /** The service root, e.g. `https://daybook.example.org`. */
-  baseUrl: string;
+export interface DaybookClientOptions extends TransportOptions {
   /** Omit only for `simpleToken()`, which needs none. */
   credentials?: Credentials;
   /** The OAuth2 client the tokens were issued to: needed to refresh them. */
   oauth?: { clientId: string; clientSecret?: string };
   /** Called with every new token pair (store it: the previous pair no longer works). */
   onTokens?: (tokens: TokenResponse) => void | Promise<void>;
-  fetch?: typeof globalThis.fetch;
 }
 
 /** Flags are sent as `true`/`false` (the document also accepts 1/0). */
@@ -62,11 +75,11 @@ export interface DaybookClient {
   attributesWithValues(query?: QueryOf<'listAttributesWithValues'>): Promise<V2Result<'listAttributesWithValues'>>;
   values(query: QueryOf<'listAttributeValues'>): Promise<V2Result<'listAttributeValues'>>;
   owned(query?: QueryOf<'listOwnedAttributes'>): Promise<V2Result<'listOwnedAttributes'>>;
-  update(items: ItemsOf<'updateAttributeValues'>): Promise<V2Result<'updateAttributeValues'>>;
-  increment(items: ItemsOf<'incrementAttributeValues'>): Promise<V2Result<'incrementAttributeValues'>>;
-  acquire(items: ItemsOf<'acquireAttributes'>, options?: { successObjects?: Flag }): Promise<V2Result<'acquireAttributes'>>;
-  release(items: ItemsOf<'releaseAttributes'>): Promise<V2Result<'releaseAttributes'>>;
-  create(items: ItemsOf<'createAttributes'>, options?: { successObjects?: Flag }): Promise<V2Result<'createAttributes'>>;
+  update(items: ItemsOf<'updateAttributeValues'>, options?: WriteOptions): Promise<V2Result<'updateAttributeValues'>>;
+  increment(items: ItemsOf<'incrementAttributeValues'>, options?: WriteOptions): Promise<V2Result<'incrementAttributeValues'>>;
+  acquire(items: ItemsOf<'acquireAttributes'>, options?: WriteOptions & { successObjects?: Flag }): Promise<V2Result<'acquireAttributes'>>;
+  release(items: ItemsOf<'releaseAttributes'>, options?: WriteOptions): Promise<V2Result<'releaseAttributes'>>;
+  create(items: ItemsOf<'createAttributes'>, options?: WriteOptions & { successObjects?: Flag }): Promise<V2Result<'createAttributes'>>;
   correlations(query?: QueryOf<'listCorrelations'>): Promise<V2Result<'listCorrelations'>>;
   correlationCombo(query: QueryOf<'getCorrelationCombo'>): Promise<V2Result<'getCorrelationCombo'>>;
   averages(query?: QueryOf<'listAverages'>): Promise<V2Result<'listAverages'>>;
@@ -97,9 +110,11 @@ export function createDaybookClient(options: DaybookClientOptions): DaybookClien
   const authorization = (): Authorization | undefined =>
     credentials === undefined ? undefined : 'simpleToken' in credentials ? { simpleToken: credentials.simpleToken } : { bearer: credentials.accessToken };
 
-  const api = createClient<paths>({ baseUrl, fetch: options.fetch });
+  const api = createClient<paths>({ baseUrl, fetch: transportFetch(options) });
   api.use(credentialsMiddleware(authorization));
-  const oauth: OAuthClient | undefined = options.oauth ? createOAuthClient({ baseUrl, ...options.oauth, fetch: options.fetch }) : undefined;
+  const oauth: OAuthClient | undefined = options.oauth
+    ? createOAuthClient({ baseUrl, ...options.oauth, fetch: options.fetch, retry: options.retry })
+    : undefined;
 
   async function refreshTokens(): Promise<TokenResult> {
     if (!oauth || !credentials || !('accessToken' in credentials) || !credentials.refreshToken) {
@@ -150,23 +165,29 @@ export function createDaybookClient(options: DaybookClientOptions): DaybookClien
     attributesWithValues: (query = {}) => run<'listAttributesWithValues'>(() => api.GET('/api/2/attributes/with-values/', { params: { query } })),
     values: (query) => run<'listAttributeValues'>(() => api.GET('/api/2/attributes/values/', { params: { query } })),
     owned: (query = {}) => run<'listOwnedAttributes'>(() => api.GET('/api/2/attributes/owned/', { params: { query } })),
-    update: (items) => run<'updateAttributeValues'>(() => api.POST('/api/2/attributes/update/', { body: items })),
-    increment: (items) => run<'incrementAttributeValues'>(() => api.POST('/api/2/attributes/increment/', { body: items })),
-    acquire: (items, { successObjects } = {}) =>
-      run<'acquireAttributes'>(() =>
-        api.POST('/api/2/attributes/acquire/', {
-          body: items,
-          params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } },
-        }),
-      ),
-    release: (items) => run<'releaseAttributes'>(() => api.POST('/api/2/attributes/release/', { body: items })),
-    create: (items, { successObjects } = {}) =>
-      run<'createAttributes'>(() =>
-        api.POST('/api/2/attributes/create/', {
-          body: items,
-          params: { query: successObjects === undefined ? {} : { success_objects: String(successObjects) } },
-        }),
-      ),
+    // The key is made once per call, outside the closure: a resend after a refresh or a retry carries the same one.
+    update: (items, write) => {
+      const headers = idempotencyHeaders(write);
+      return run<'updateAttributeValues'>(() => api.POST('/api/2/attributes/update/', { body: items, headers }));
+    },
+    increment: (items, write) => {
+      const headers = idempotencyHeaders(write);
+      return run<'incrementAttributeValues'>(() => api.POST('/api/2/attributes/increment/', { body: items, headers }));
+    },
+    acquire: (items, write = {}) => {
+      const headers = idempotencyHeaders(write);
+      const query = write.successObjects === undefined ? {} : { success_objects: String(write.successObjects) };
+      return run<'acquireAttributes'>(() => api.POST('/api/2/attributes/acquire/', { body: items, headers, params: { query } }));
+    },
+    release: (items, write) => {
+      const headers = idempotencyHeaders(write);
+      return run<'releaseAttributes'>(() => api.POST('/api/2/attributes/release/', { body: items, headers }));
+    },
+    create: (items, write = {}) => {
+      const headers = idempotencyHeaders(write);
+      const query = write.successObjects === undefined ? {} : { success_objects: String(write.successObjects) };
+      return run<'createAttributes'>(() => api.POST('/api/2/attributes/create/', { body: items, headers, params: { query } }));
+    },
     correlations: (query = {}) => run<'listCorrelations'>(() => api.GET('/api/2/correlations/', { params: { query } })),
     correlationCombo: (query) => run<'getCorrelationCombo'>(() => api.GET('/api/2/correlations/combo/', { params: { query } })),
     averages: (query = {}) => run<'listAverages'>(() => api.GET('/api/2/averages/', { params: { query } })),
