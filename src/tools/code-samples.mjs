@@ -81,7 +81,8 @@ function authOf(doc, operation, body) {
  * The request one operation's samples show, from the document's examples:
  * `{ api, operationId, method, path, pathParams, query, body, contentType, auth }`. Query
  * parameters are those the operation requires, and those with an example of their own and no
- * default (a filter worth showing; leaving out `page=1` or `limit=20` changes nothing).
+ * default (a filter worth showing; leaving out `page=1` or `limit=20` changes nothing), unless
+ * the parameter says `x-code-samples-skip: true`.
  */
 export function sampleContext(api, doc, path, method) {
   const item = doc.paths[path];
@@ -93,7 +94,8 @@ export function sampleContext(api, doc, path, method) {
     // An example of the parameter's own (a shared schema's, such as a date's, is not a choice made for it).
     const own = parameter.schema ?? {};
     const exemplified = exampleOf(doc, parameter) !== undefined || own.example !== undefined || own.examples !== undefined;
-    const worthShowing = parameter.required || (exemplified && own.default === undefined);
+    // `x-code-samples-skip` leaves out a filter that may not be sent with another one shown.
+    const worthShowing = parameter.required || (exemplified && own.default === undefined && !parameter['x-code-samples-skip']);
     if (parameter.in === 'path') pathParams[parameter.name] = parameterValue(doc, parameter);
     else if (parameter.in === 'query' && worthShowing) query[parameter.name] = parameterValue(doc, parameter);
   }
@@ -113,9 +115,9 @@ export function sampleContext(api, doc, path, method) {
   };
 }
 
-/** The URL of a context's request on `server`, path parameters filled in, without the query. */
+/** The URL of a context's request on `server`, path parameters filled in (`$self` kept readable), without the query. */
 export function urlOf(context, server) {
-  return server + context.path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(context.pathParams[name]));
+  return server + context.path.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(context.pathParams[name]).replace(/%24/g, '$'));
 }
 
 /** The session cookie's placeholder as httpsnippet writes it (it URL-encodes cookie values). */
