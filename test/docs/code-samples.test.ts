@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { registerApp } from '../support/web';
+import { requireCommand } from '../support/commands';
 import { BUNDLES_DIR } from '../../src/paths';
 
 const run = promisify(execFile);
@@ -125,11 +126,7 @@ describe('curl samples of read operations, as served, work when pasted', () => {
   });
 
   async function curlStatus(source: string): Promise<{ status: number; body: string }> {
-    try {
-      await run('bash', ['-c', 'command -v curl']);
-    } catch {
-      throw new Error('curl is not installed: these samples are curl commands (install it, e.g. apt-get install -y curl).');
-    }
+    requireCommand('curl', 'these samples are curl commands');
     // The sample exactly as shown, with curl asked to print the status after the body.
     const { stdout } = await run('bash', ['-c', `${source} --silent --show-error --write-out '\\n%{http_code}'`], {
       env: { PATH: process.env.PATH, ...env },
