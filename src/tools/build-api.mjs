@@ -93,7 +93,7 @@ function docs() {
     // Written beside the page and renamed: a build that is stopped half-way never leaves a page
     // that looks complete (and newer than its bundle) but is cut short.
     const partial = join(out, `${api.name}.partial.html`);
-    run('redocly', ['build-docs', bundle, '--inlineBundle', '--title', api.title, '-o', partial]);
+    run('redocly', ['build-docs', bundle, '--config', config, '--inlineBundle', '--title', api.title, '-o', partial]);
     renameSync(partial, page);
   }
 }
