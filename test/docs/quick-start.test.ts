@@ -196,3 +196,23 @@ test('the quick start, run as written, goes from a registered app to a value wri
   }
   expect(code).toBeDefined();
 });
+
+test('the apps page, and the page of a newly registered app, link to the quick start', async () => {
+  const { user, password } = await makeUser(app);
+  const session = setCookie(await logIn(app, user.username, password), 'daybook_session')!;
+  const link = 'href="/docs/v2/#section/quick-start"';
+  expect((await app.get('/settings/apps', { ...PAGE, session })).text).toContain(link);
+  const csrf = await sessionCsrf(app, session, '/settings/apps');
+  const registered = await app.post('/settings/apps', {
+    ...PAGE,
+    session,
+    form: [
+      ['csrf_token', csrf],
+      ['name', 'Another app'],
+      ['redirect_uris', 'http://localhost:8000/callback'],
+      ['scopes', 'activity_read'],
+    ],
+  });
+  expect([registered.status, registered.text]).toEqual([200, expect.stringContaining('Another app is registered')]);
+  expect(registered.text).toContain(link);
+});
