@@ -28,7 +28,7 @@ export function ownAddress(ctx: Koa.Context): string {
     return url.origin + url.pathname.replace(/\/+$/, '');
   }
   const origin = publicBaseUrl(ctx);
-  if (!PLAIN_ORIGIN.test(origin)) throw new HttpError(400, 'The host name of this request cannot name the documents\' server.');
+  if (!PLAIN_ORIGIN.test(origin)) throw new HttpError(400, "The host name of this request cannot name the documents' server.");
   return origin;
 }
 

@@ -226,8 +226,8 @@ export function addCodeSamples(api, doc) {
       if (!item[method]) continue;
       const context = sampleContext(api, doc, path, method);
       const samples = codeSamples(context, server);
-      // The lead's merge adds the fourth sample here, from client/code-samples.mjs:
-      // samples.push({ lang: 'TypeScript', label: 'TypeScript client', source: typedClientSample(context) });
+      // MERGE: the fourth sample, from client/code-samples.mjs (import { typedClientSample } from '../../client/code-samples.mjs'):
+      // const typed = typedClientSample(context); if (typed) samples.push({ lang: 'TypeScript', label: 'TypeScript client', source: typed });
       item[method]['x-codeSamples'] = samples;
     }
   }
