@@ -1,6 +1,6 @@
 /**
  * Code samples for every operation of a bundled OpenAPI document, as Redoc's `x-codeSamples`
- * (docs/decisions.md, "Code samples"): curl, Python (requests) and JavaScript (fetch), written by
+ * (docs/decisions.md, "Documentation partners copy from"): curl, Python (requests) and JavaScript (fetch), written by
  * the httpsnippet library from a HAR request built out of the document's own examples.
  *
  * One operation's request is first described as a plain `sampleContext` (the shape fixed in the
@@ -9,8 +9,8 @@
  * `npm run check:generated` sees stale samples.
  *
  * Credentials are never real: curl reads them from shell variables (`$ACCESS_TOKEN`,
- * `$SIMPLE_TOKEN`, `$CLIENT_ID` and `$CLIENT_SECRET`, as the v2 quick start sets them), Python and
- * JavaScript carry placeholders (`<ACCESS_TOKEN>`...) to replace.
+ * `$SIMPLE_TOKEN`, `$CLIENT_ID` and `$CLIENT_SECRET`, as the v2 quick start sets them; `$SESSION`),
+ * Python and JavaScript carry placeholders (`<ACCESS_TOKEN>`...) to replace.
  */
 import { HTTPSnippet } from 'httpsnippet';
 import OpenAPISampler from 'openapi-sampler';
