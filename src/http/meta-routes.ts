@@ -10,11 +10,19 @@ import { DOCS_DIR } from '../paths';
 import { loadBundle, type ApiName } from './backends';
 import { HttpError, serviceUnavailable } from './errors';
 import { docsBeingBuilt } from './docs-build';
+import { ownAddress, RecentTexts, withOwnAddress } from './own-address';
 
 /** Seconds after which a page still being built is worth asking for again. */
 const DOCS_RETRY_SECONDS = 5;
 
 const DOCS: Record<ApiName, string> = { v2: 'API version 2', v1: 'API version 1', oauth: 'OAuth2' };
+
+/**
+ * How many rewritten texts are kept (own-address.ts): every document and page for a few origins.
+ * With PUBLIC_URL there is one origin; in development, one per loopback port a browser uses.
+ */
+const KEPT_DOCUMENTS = 12;
+const KEPT_PAGES = 6;
 
 /** Redoc renders with inline scripts, styles and a blob worker; nothing else is allowed. */
 const DOCS_CSP =
@@ -42,6 +50,8 @@ async function databaseAnswers(db: Knex, timeoutMs: number): Promise<boolean> {
 export function metaRoutes(db: Knex): Router {
   const router = new Router();
   const bundles = Object.fromEntries((Object.keys(DOCS) as ApiName[]).map((name) => [name, JSON.stringify(loadBundle(name))]));
+  const documents = new RecentTexts(KEPT_DOCUMENTS);
+  const pages = new RecentTexts(KEPT_PAGES);
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -53,8 +63,9 @@ export function metaRoutes(db: Knex): Router {
   router.get('/openapi/:name.json', (ctx) => {
     const bundle = bundles[ctx.params.name];
     if (!bundle) throw new HttpError(404, `No document named ${ctx.params.name}: try v2, v1 or oauth.`);
+    const address = ownAddress(ctx);
     ctx.type = 'application/json';
-    ctx.body = bundle;
+    ctx.body = documents.get(`${address} ${ctx.params.name}`, () => withOwnAddress(bundle, address));
   });
   router.get('/docs/', (ctx) => {
     ctx.type = 'text/html';
@@ -80,10 +91,13 @@ export function metaRoutes(db: Knex): Router {
       return;
     }
     const file = path.join(DOCS_DIR, `${name}.html`);
-    if (!fs.existsSync(file)) throw new HttpError(404, 'The documentation pages are not built: run npm run docs.');
+    const built = fs.statSync(file, { throwIfNoEntry: false });
+    if (!built) throw new HttpError(404, 'The documentation pages are not built: run npm run docs.');
+    const address = ownAddress(ctx);
     ctx.type = 'text/html';
     ctx.set('Content-Security-Policy', DOCS_CSP);
-    ctx.body = fs.createReadStream(file);
+    // Keyed by the page's time too: a page rebuilt while the service runs is read again.
+    ctx.body = pages.get(`${address} ${name} ${built.mtimeMs}`, () => withOwnAddress(fs.readFileSync(file, 'utf8'), address));
   });
   router.get('/docs', (ctx) => ctx.redirect('/docs/'));
   return router;

@@ -2,7 +2,7 @@
 /**
  * Builds everything derived from the hand-written OpenAPI documents in openapi/:
  *
- *   node src/tools/build-api.mjs            bundle into generated/openapi/*.json, types into generated/types/*.ts
+ *   node src/tools/build-api.mjs            bundle into generated/openapi/*.json (with code samples), types into generated/types/*.ts
  *   node src/tools/build-api.mjs --check    build into a temporary folder and fail if generated/ differs
  *   node src/tools/build-api.mjs --docs     Redoc pages (redocly build-docs, scripts inlined) into dist/docs/*.html
  *
@@ -16,6 +16,7 @@ import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rename
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { addCodeSamples } from './code-samples.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -45,8 +46,10 @@ function build(out) {
   for (const api of APIS) {
     const bundle = join(out, 'openapi', `${api.name}.json`);
     run('redocly', ['bundle', api.name, '--config', config, '--ext', 'json', '-o', bundle]);
-    // Stable formatting, whatever the bundler's defaults: two-space JSON with a final newline.
-    writeFileSync(bundle, JSON.stringify(JSON.parse(readFileSync(bundle, 'utf8')), null, 2) + '\n');
+    // Code samples on every operation (code-samples.mjs), then stable formatting, whatever the
+    // bundler's defaults: two-space JSON with a final newline.
+    const document = addCodeSamples(api.name, JSON.parse(readFileSync(bundle, 'utf8')));
+    writeFileSync(bundle, JSON.stringify(document, null, 2) + '\n');
     run('openapi-typescript', [bundle, '-o', join(out, 'types', `${api.name}.ts`)]);
   }
 }
@@ -108,7 +111,7 @@ function docs() {
     // Written beside the page and renamed: a build that is stopped half-way never leaves a page
     // that looks complete (and newer than its bundle) but is cut short.
     const partial = join(out, `${api.name}.partial.html`);
-    run('redocly', ['build-docs', bundle, '--inlineBundle', '--title', api.title, '-o', partial]);
+    run('redocly', ['build-docs', bundle, '--config', config, '--inlineBundle', '--title', api.title, '-o', partial]);
     renameSync(partial, page);
   }
 }

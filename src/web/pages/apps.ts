@@ -18,6 +18,9 @@ import { appDetails, noticeBlock, secretBlock, type Notice } from './app-details
 import { appFields, clientTypeChoice, EMPTY_FORM, readAppForm, settingsOf, type AppFormValues } from './app-form';
 import { appSettingsPages } from './app-settings';
 
+/** The API's quick start (the v2 document's introduction, as Redoc anchors it) begins on this page. */
+const QUICK_START = html`<p>New to the API? The <a href="/docs/v2/#section/quick-start">quick start</a> goes from registering an app here to its first value written, one command at a time.</p>`;
+
 function appsPage(ctx: Koa.Context, deps: Deps, session: Session, apps: OAuthClient[], values: AppFormValues, notice?: Notice, status = 200): void {
   const nav = navFor(session, deps.now());
   sendPage(ctx, {
@@ -26,6 +29,7 @@ function appsPage(ctx: Koa.Context, deps: Deps, session: Session, apps: OAuthCli
     nav,
     body: html`<h1>Your apps</h1>
 ${noticeBlock(notice)}
+${QUICK_START}
 <div class="card">
 ${
   apps.length === 0
@@ -88,6 +92,7 @@ ${clientSecret ? secretBlock('Client secret', clientSecret, 'Keep it on your ser
 ${secretBlock('Access token', ownerToken.access_token, '')}
 ${secretBlock('Refresh token', ownerToken.refresh_token, '')}
 </div>
+${QUICK_START}
 <p><a href="/settings/apps/${encodeURIComponent(client.client_id)}">Go to the app page</a> · <a href="/settings/apps">All your apps</a></p>`,
       });
     }),
