@@ -11,6 +11,8 @@ export interface SampleContext {
   auth: 'bearer' | 'token' | 'basic' | 'none';
   /** The service root the sample names (default: the documents' example server). */
   baseUrl?: string;
+  /** The bundled document the operation is in (default: generated/openapi/<api>.json as committed). */
+  document?: unknown;
 }
 
 /** The sample's TypeScript source, or undefined for an operation the client has no method for. */

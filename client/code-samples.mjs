@@ -71,7 +71,7 @@ function resolve(document, node) {
 
 /** The schema type of a query parameter of the operation, if the document describes it. */
 function queryParameterType(context, name) {
-  const document = bundleOf(context.api);
+  const document = context.document ?? bundleOf(context.api);
   const item = document?.paths?.[context.path];
   const parameters = [...(item?.parameters ?? []), ...(item?.[context.method.toLowerCase()]?.parameters ?? [])].map((p) => resolve(document, p));
   const parameter = parameters.find((p) => p?.in === 'query' && p.name === name);
@@ -109,7 +109,7 @@ const bodyArg = (context) => literal(context.body ?? []);
 
 /** Whether the operation answers a paged list (`count`, `results`...), as its 200 response's schema says. */
 function answersPagedList(context) {
-  const document = bundleOf(context.api);
+  const document = context.document ?? bundleOf(context.api);
   const operation = document?.paths?.[context.path]?.[context.method.toLowerCase()];
   const response = resolve(document, operation?.responses?.['200']);
   const schema = resolve(document, response?.content?.['application/json']?.schema);

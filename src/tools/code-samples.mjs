@@ -14,6 +14,7 @@
  */
 import { HTTPSnippet } from 'httpsnippet';
 import OpenAPISampler from 'openapi-sampler';
+import { typedClientSample } from '../../client/code-samples.mjs';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded'];
@@ -226,8 +227,9 @@ export function addCodeSamples(api, doc) {
       if (!item[method]) continue;
       const context = sampleContext(api, doc, path, method);
       const samples = codeSamples(context, server);
-      // MERGE: the fourth sample, from client/code-samples.mjs (import { typedClientSample } from '../../client/code-samples.mjs'):
-      // const typed = typedClientSample(context); if (typed) samples.push({ lang: 'TypeScript', label: 'TypeScript client', source: typed });
+      // The fourth: the typed client's own call (client/code-samples.mjs), typed by this very bundle.
+      const typed = typedClientSample({ ...context, document: doc });
+      if (typed) samples.push({ lang: 'TypeScript', label: 'TypeScript client', source: typed });
       item[method]['x-codeSamples'] = samples;
     }
   }

@@ -17,7 +17,7 @@ import { BUNDLES_DIR } from '../../src/paths';
 const run = promisify(execFile);
 
 // The lead's merge adds 'TypeScript client' (client/code-samples.mjs) as the fourth label.
-const LABELS = ['curl', 'Python (requests)', 'JavaScript (fetch)'];
+const LABELS = ['curl', 'Python (requests)', 'JavaScript (fetch)', 'TypeScript client'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const SERVER = 'https://daybook.example.org';
 

@@ -4,6 +4,33 @@
  */
 
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the authorization server metadata
+         * @description RFC 8414 authorization server metadata. A standard OAuth2 client library configured with the
+         *     issuer (this instance's address, e.g. `https://daybook.example.org`) reads this document to
+         *     find the authorisation, token and revocation endpoints, the scopes, PKCE `S256` and the client
+         *     authentication methods; nothing needs to be configured by hand.
+         *
+         *     The issuer is the instance's public address (`PUBLIC_URL`; in development, the request's
+         *     checked host), and authorisation responses carry it as `iss` (RFC 9207). The document may be
+         *     cached for an hour, and any web page may read it (`Access-Control-Allow-Origin: *`).
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth2/authorize": {
         parameters: {
             query?: never;
@@ -20,8 +47,8 @@ export interface paths {
          *        of the client's registered redirect URIs, shows a 400 error page. These errors **never**
          *        redirect, so that Daybook cannot be used to send people to an unchecked address.
          *     2. With a valid client and redirect URI, every other problem redirects (303) to the
-         *        `redirect_uri` with `error`, `error_description` and the `state` that was sent
-         *        (RFC 6749 section 4.1.2.1): `unsupported_response_type` when `response_type` is not
+         *        `redirect_uri` with `error`, `error_description`, the `state` that was sent
+         *        (RFC 6749 section 4.1.2.1) and `iss`, the issuer (RFC 9207): `unsupported_response_type` when `response_type` is not
          *        `code`; `invalid_scope` for a missing, empty or unknown scope; `invalid_request` for a
          *        missing `response_type`, a repeated parameter, or a PKCE problem (a `code_challenge`
          *        without `code_challenge_method=S256`, `plain`, a malformed challenge, or a public client
@@ -40,10 +67,13 @@ export interface paths {
          *     browser session. The authorisation parameters are checked again exactly as on the GET.
          *
          *     - `decision=allow`: a new authorisation code is issued and the browser is redirected (303) to
-         *       `<redirect_uri>?code=<code>&state=<state>`. The code is single use, expires after 10
+         *       `<redirect_uri>?code=<code>&state=<state>&iss=<issuer>`. The code is single use, expires after 10
          *       minutes, and is bound to the client, the redirect URI, the scopes and the PKCE challenge.
          *     - `decision=deny`: the browser is redirected (303) to
-         *       `<redirect_uri>?error=access_denied&error_description=...&state=<state>`.
+         *       `<redirect_uri>?error=access_denied&error_description=...&state=<state>&iss=<issuer>`.
+         *     - Every redirect back to the app carries `iss`, the `issuer` of the authorization server
+         *       metadata (RFC 9207), so that an app using several authorization servers can tell which
+         *       one answered.
          *     - A `csrf_token` that is missing, expired or not issued to this session grants nothing: the
          *       consent page is shown again (200) with a fresh token, so that the person decides again (a
          *       forged post can achieve no more than a link to the authorisation page could).
@@ -115,10 +145,199 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth2/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an access or refresh token
+         * @description RFC 7009 token revocation: the app ends an authorisation itself, for example when the person
+         *     disconnects Daybook inside the app or logs out of it.
+         *
+         *     **Client authentication** is the token endpoint's: `client_id` and `client_secret` in the
+         *     body, or HTTP Basic, not both; a public client sends `client_id` alone. An unknown client or a
+         *     wrong secret is `invalid_client` (401 with `WWW-Authenticate: Basic` when HTTP Basic was used,
+         *     400 otherwise), and nothing is revoked.
+         *
+         *     **What is revoked**: `token` is an access token or a refresh token of the app (the optional
+         *     `token_type_hint`, `access_token` or `refresh_token`, is only a hint). Either one ends the
+         *     whole grant it belongs to: the access token and the refresh token of the authorisation stop
+         *     working at once, on every instance (the next API call with the access token is 401, and the
+         *     refresh token is `invalid_grant`). The person's other grants to the app, if any, are kept.
+         *     When the app then holds no live grant of the person, the app no longer appears among the
+         *     person's connected apps and a `grant.revoked` webhook event is sent to the app's endpoints
+         *     that subscribe to it, as when the person disconnects the app.
+         *
+         *     **Always 200 for a token that cannot be revoked** (RFC 7009 section 2.2): an unknown, expired
+         *     or already revoked token, or a token issued to another app (which is left alone), answer 200
+         *     with an empty body like a successful revocation, so that the answer reveals nothing about
+         *     other apps' tokens.
+         *
+         *     Problems are RFC 6749 errors `{error, error_description}`: a missing or repeated `token` is
+         *     `invalid_request`, a `token_type_hint` other than `access_token` or `refresh_token` is
+         *     `unsupported_token_type`, and a body over 1 MiB (413) or of another media type (415) is
+         *     `invalid_request`. Answers are never cached. Web pages may call this endpoint (CORS) as they
+         *     call the token endpoint.
+         */
+        post: operations["revokeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description RFC 8414 authorization server metadata: everything a standard OAuth2 client library needs to
+         *     configure itself from the issuer alone. Every URL is built from the instance's public address
+         *     (`PUBLIC_URL`), so the document names the instance that served it.
+         * @example {
+         *       "issuer": "https://daybook.example.org",
+         *       "authorization_endpoint": "https://daybook.example.org/oauth2/authorize",
+         *       "token_endpoint": "https://daybook.example.org/oauth2/access_token",
+         *       "revocation_endpoint": "https://daybook.example.org/oauth2/revoke",
+         *       "scopes_supported": [
+         *         "activity_read",
+         *         "sleep_read",
+         *         "manual_read",
+         *         "activity_write",
+         *         "manual_write",
+         *         "read",
+         *         "read+write"
+         *       ],
+         *       "response_types_supported": [
+         *         "code"
+         *       ],
+         *       "response_modes_supported": [
+         *         "query"
+         *       ],
+         *       "grant_types_supported": [
+         *         "authorization_code",
+         *         "refresh_token"
+         *       ],
+         *       "code_challenge_methods_supported": [
+         *         "S256"
+         *       ],
+         *       "token_endpoint_auth_methods_supported": [
+         *         "client_secret_basic",
+         *         "client_secret_post",
+         *         "none"
+         *       ],
+         *       "revocation_endpoint_auth_methods_supported": [
+         *         "client_secret_basic",
+         *         "client_secret_post",
+         *         "none"
+         *       ],
+         *       "authorization_response_iss_parameter_supported": true,
+         *       "service_documentation": "https://daybook.example.org/docs/oauth/"
+         *     }
+         */
+        AuthorizationServerMetadata: {
+            /**
+             * Format: uri
+             * @description The issuer identifier, the instance's public origin (no trailing slash). Authorisation responses carry it as `iss` (RFC 9207); compare them exactly.
+             * @example https://daybook.example.org
+             */
+            issuer: string;
+            /**
+             * Format: uri
+             * @description Where the person's browser is sent to authorise the app.
+             * @example https://daybook.example.org/oauth2/authorize
+             */
+            authorization_endpoint: string;
+            /**
+             * Format: uri
+             * @description Where codes and refresh tokens are exchanged for tokens.
+             * @example https://daybook.example.org/oauth2/access_token
+             */
+            token_endpoint: string;
+            /**
+             * Format: uri
+             * @description Where an app revokes an access or refresh token (RFC 7009).
+             * @example https://daybook.example.org/oauth2/revoke
+             */
+            revocation_endpoint: string;
+            /**
+             * @description Every scope an app may ask for, version 2's group scopes first, then version 1's `read` and `read+write`.
+             * @example [
+             *       "activity_read",
+             *       "sleep_read",
+             *       "manual_read",
+             *       "activity_write",
+             *       "manual_write",
+             *       "read",
+             *       "read+write"
+             *     ]
+             */
+            scopes_supported: string[];
+            /**
+             * @description Only the authorisation code flow.
+             * @example [
+             *       "code"
+             *     ]
+             */
+            response_types_supported: "code"[];
+            /**
+             * @description The authorisation response comes back in the redirect URI's query.
+             * @example [
+             *       "query"
+             *     ]
+             */
+            response_modes_supported: "query"[];
+            /**
+             * @description The grant types of the token endpoint.
+             * @example [
+             *       "authorization_code",
+             *       "refresh_token"
+             *     ]
+             */
+            grant_types_supported: ("authorization_code" | "refresh_token")[];
+            /**
+             * @description PKCE methods; only `S256` (`plain` is refused).
+             * @example [
+             *       "S256"
+             *     ]
+             */
+            code_challenge_methods_supported: "S256"[];
+            /**
+             * @description HTTP Basic, `client_id` and `client_secret` in the body, or `none` for a public client (which proves itself with PKCE).
+             * @example [
+             *       "client_secret_basic",
+             *       "client_secret_post",
+             *       "none"
+             *     ]
+             */
+            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
+            /**
+             * @description The same client authentication as at the token endpoint.
+             * @example [
+             *       "client_secret_basic",
+             *       "client_secret_post",
+             *       "none"
+             *     ]
+             */
+            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
+            /**
+             * @description Always true; every authorisation response, success or error, carries `iss` (RFC 9207).
+             * @example true
+             * @constant
+             */
+            authorization_response_iss_parameter_supported: true;
+            /**
+             * Format: uri
+             * @description This document, rendered for people.
+             * @example https://daybook.example.org/docs/oauth/
+             */
+            service_documentation: string;
+        };
         /**
          * @description The error body of every non-batch error answered by the API: one sentence a person can act on.
          *     Request validation errors also list each problem in `errors`.
@@ -370,7 +589,7 @@ export interface components {
             expires_in: number;
         };
         /**
-         * @description The RFC 6749 (section 5.2) error code of a token endpoint error:
+         * @description The RFC 6749 (section 5.2) error code of a token or revocation endpoint error:
          *
          *     | error | When |
          *     |---|---|
@@ -380,12 +599,13 @@ export interface components {
          *     | `unauthorized_client` | the client may not use this grant type: the built-in services of Daybook (such as `daybook`, the owner of hand-tracked attributes) have no OAuth grants; every registered client may use both grants |
          *     | `unsupported_grant_type` | `grant_type` is not `authorization_code` or `refresh_token` |
          *     | `invalid_scope` | a refresh asked for a scope the grant does not already hold (a refresh may narrow, never widen), or an unknown scope |
+         *     | `unsupported_token_type` | revocation only (RFC 7009 section 2.2.1): `token_type_hint` is neither `access_token` nor `refresh_token` |
          * @example invalid_grant
          * @enum {string}
          */
-        OAuthErrorCode: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope";
+        OAuthErrorCode: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "unsupported_token_type";
         /**
-         * @description An RFC 6749 error from the token endpoint (not the `{detail}` body of the API).
+         * @description An RFC 6749 error from the token or revocation endpoint (not the `{detail}` body of the API).
          * @example {
          *       "error": "invalid_grant",
          *       "error_description": "The authorisation code has expired, was already used or was issued to another client."
@@ -399,25 +619,44 @@ export interface components {
              */
             error_description: string;
         };
+        /**
+         * @description A token revocation request (RFC 7009 section 2.1), with the client's authentication as at the
+         *     token endpoint. The endpoint checks its parameters itself, so that every problem is an RFC 6749
+         *     error (`invalid_request` for a missing or repeated `token`).
+         * @example {
+         *       "token": "Vt5kX2nQ8cZr1mB7yF4wLp9sHj3dGa6u",
+         *       "token_type_hint": "refresh_token",
+         *       "client_id": "stepcounter-3f9a",
+         *       "client_secret": "7e1c4b9a2f8d3e6c5b0a9f8e7d6c5b4a"
+         *     }
+         */
+        RevocationRequest: {
+            /**
+             * @description The access token or refresh token to revoke.
+             * @example Vt5kX2nQ8cZr1mB7yF4wLp9sHj3dGa6u
+             */
+            token?: string;
+            /**
+             * @description What `token` is, `access_token` or `refresh_token`; optional, and only a hint: the token is
+             *     found whichever it is. Any other value is `unsupported_token_type`.
+             * @example refresh_token
+             */
+            token_type_hint?: string;
+            /**
+             * @description The client ID (may be left out when HTTP Basic carries it).
+             * @example stepcounter-3f9a
+             */
+            client_id?: string;
+            /**
+             * @description The client secret of a confidential client, unless HTTP Basic carries it.
+             * @example 7e1c4b9a2f8d3e6c5b0a9f8e7d6c5b4a
+             */
+            client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
     };
     responses: {
-        /**
-         * @description An error page for the person, never a redirect: the client is unknown, the redirect URI is
-         *     missing or not registered for the client, or (on the consent form) the decision is missing or
-         *     unknown; or, without `PUBLIC_URL`, the request names a host the service does not answer to
-         *     (see `ALLOWED_HOSTS`). The page says what is wrong so that the person can tell the
-         *     application's developer.
-         */
-        ErrorPage: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /** @example <!doctype html><html lang="en"><head><title>Authorisation error</title></head><body><h1>This application cannot be authorised</h1><p>The redirect URI https://evil.example.net/cb is not registered for this application.</p></body></html> */
-                "text/html": string;
-            };
-        };
         /** @description Too many requests: the token's hourly limit (300 requests per hour by default) is used up, or too many failed sign-in attempts. Wait `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -469,6 +708,23 @@ export interface components {
             };
         };
         /**
+         * @description An error page for the person, never a redirect: the client is unknown, the redirect URI is
+         *     missing or not registered for the client, or (on the consent form) the decision is missing or
+         *     unknown; or, without `PUBLIC_URL`, the request names a host the service does not answer to
+         *     (see `ALLOWED_HOSTS`). The page says what is wrong so that the person can tell the
+         *     application's developer.
+         */
+        ErrorPage: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Authorisation error</title></head><body><h1>This application cannot be authorised</h1><p>The redirect URI https://evil.example.net/cb is not registered for this application.</p></body></html> */
+                "text/html": string;
+            };
+        };
+        /**
          * @description The browser says the form was sent from another site (`Sec-Fetch-Site` other than
          *     `same-origin` or `none`, or an `Origin` that is not this service's): refused before its
          *     anti-forgery token is checked, and nothing was granted. A page saying so, for the person.
@@ -514,9 +770,9 @@ export interface components {
             };
         };
         /**
-         * @description The body was refused before it was read as a token request: larger than 1 MiB (413) or of a
+         * @description The body was refused before it was read as a token or revocation request: larger than 1 MiB (413) or of a
          *     media type other than a form or JSON (415). Answered in RFC 6749 form like every other problem
-         *     of the token endpoint, as `invalid_request`; nothing was issued.
+         *     of the token and revocation endpoints, as `invalid_request`; nothing was issued or revoked.
          */
         TokenBodyRefused: {
             headers: {
@@ -581,8 +837,6 @@ export interface components {
     headers: {
         /** @description Identifier of this request in the service's logs; quote it when reporting a problem. */
         "X-Request-Id": string;
-        /** @description Seconds to wait before trying again. */
-        "Retry-After": number;
         /** @description Requests allowed per hour for this token (300 by default). */
         "X-RateLimit-Limit": number;
         /** @description Requests left in the current hour for this token. */
@@ -593,11 +847,61 @@ export interface components {
         RateLimit: string;
         /** @description The IETF RateLimit-Policy header field: the quota and its window in seconds, for example `"default";q=300;w=3600`. */
         "RateLimit-Policy": string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The document may be cached for an hour. */
+                    "Cache-Control"?: string;
+                    /** @description Always `*`; browser apps may discover the endpoints too. */
+                    "Access-Control-Allow-Origin"?: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description Without `PUBLIC_URL`, the request names a host the service does not answer to (see `ALLOWED_HOSTS`). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This service does not answer to the host name in the request. An operator sets PUBLIC_URL, or lists the name in ALLOWED_HOSTS."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     showAuthorizationPage: {
         parameters: {
             query?: {
@@ -673,9 +977,9 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /**
-                     * @description `<redirect_uri>?error=<code>&error_description=<text>&state=<state>` (the
-                     *     `redirect_uri`'s own query parameters are kept), or `/login?next=<this request's path
-                     *     and query, URL-encoded>`.
+                     * @description `<redirect_uri>?error=<code>&error_description=<text>&state=<state>&iss=<issuer>` (the
+                     *     `redirect_uri`'s own query parameters are kept; `iss` is the metadata's `issuer`,
+                     *     RFC 9207), or `/login?next=<this request's path and query, URL-encoded>`.
                      */
                     Location?: string;
                     [name: string]: unknown;
@@ -729,16 +1033,16 @@ export interface operations {
                 };
             };
             /**
-             * @description Back to the client's `redirect_uri` with `code` and `state` (allowed) or `error` and
-             *     `state` (denied or another redirectable error); or to the login page when the session has
-             *     ended.
+             * @description Back to the client's `redirect_uri` with `code`, `state` and `iss` (allowed) or `error`,
+             *     `state` and `iss` (denied or another redirectable error); or to the login page when the
+             *     session has ended.
              */
             303: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     /**
-                     * @description `<redirect_uri>?code=<code>&state=<state>`,
-                     *     `<redirect_uri>?error=access_denied&error_description=<text>&state=<state>`, or
+                     * @description `<redirect_uri>?code=<code>&state=<state>&iss=<issuer>`,
+                     *     `<redirect_uri>?error=access_denied&error_description=<text>&state=<state>&iss=<issuer>`, or
                      *     `/login?next=<authorisation page URL, URL-encoded>`.
                      */
                     Location?: string;
@@ -840,6 +1144,82 @@ export interface operations {
                      * @example {
                      *       "error": "invalid_client",
                      *       "error_description": "Client authentication failed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            413: components["responses"]["TokenBodyRefused"];
+            415: components["responses"]["TokenBodyRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The token to revoke, as a form (the usual OAuth2 encoding) or as JSON. */
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
+                /**
+                 * @example {
+                 *       "token": "Vt5kX2nQ8cZr1mB7yF4wLp9sHj3dGa6u",
+                 *       "client_id": "stepcounter-3f9a",
+                 *       "client_secret": "7e1c4b9a2f8d3e6c5b0a9f8e7d6c5b4a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevocationRequest"];
+            };
+        };
+        responses: {
+            /** @description The token's grant is revoked, or the token was not one this app could revoke (unknown, already revoked, another app's). The body is empty. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An RFC 6749 error; nothing was revoked. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description HTTP Basic client authentication failed (unknown client or wrong secret); nothing was revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The scheme to authenticate the client with. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_client",
+                     *       "error_description": "Client authentication failed: unknown client_id or wrong client_secret."
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthError"];

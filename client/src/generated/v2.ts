@@ -785,9 +785,11 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A person disconnected the app
-         * @description Sent to the app a person disconnected (on Daybook's connected apps page). Its tokens for that
-         *     person stopped working; no further events about them follow.
+         * The app is no longer connected to a person
+         * @description Sent to an app that is no longer connected to a person: the person disconnected it (on
+         *     Daybook's connected apps page), or the app itself revoked its last live grant of the person
+         *     (`POST /oauth2/revoke`, described in the OAuth2 document; revoking one of several grants sends
+         *     nothing). Its tokens for that person stopped working; no further events about them follow.
          *
          *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
          *     until a 2xx answer (for about 24 hours).
@@ -1215,6 +1217,46 @@ export interface components {
              */
             error: string;
             error_code: components["schemas"]["BatchErrorCode"];
+            /**
+             * @description The item's `name`, as sent (when it was sent).
+             * @example steps
+             */
+            name?: unknown;
+            /**
+             * @description The item's `date`, as sent.
+             * @example 2026-11-21
+             */
+            date?: unknown;
+            /**
+             * @description The item's `value`, as sent.
+             * @example 4000
+             */
+            value?: unknown;
+            /**
+             * @description The item's `template`, as sent.
+             * @example steps
+             */
+            template?: unknown;
+            /**
+             * @description The item's `label`, as sent.
+             * @example Cups of tea
+             */
+            label?: unknown;
+            /**
+             * @description The item's `group`, as sent.
+             * @example food
+             */
+            group?: unknown;
+            /**
+             * @description The item's `value_type`, as sent.
+             * @example 0
+             */
+            value_type?: unknown;
+            /**
+             * @description The item's `manual`, as sent.
+             * @example true
+             */
+            manual?: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -2142,7 +2184,7 @@ export interface components {
                 date: components["schemas"]["Date"];
             };
         };
-        /** @description grant.revoked: the person disconnected the app; its tokens for them no longer work and no more events about them follow. */
+        /** @description grant.revoked: the app is no longer connected to the person (the person disconnected it, or the app revoked its last grant at POST /oauth2/revoke); its tokens for them no longer work and no more events about them follow. */
         GrantRevokedEvent: {
             /**
              * @description The event type.
@@ -2156,7 +2198,7 @@ export interface components {
              * @example 2026-11-24T09:31:02.120Z
              */
             timestamp: string;
-            /** @description Who disconnected the app. */
+            /** @description The person the app is no longer connected to. */
             data: {
                 /**
                  * @description The person.
@@ -2318,6 +2360,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description The `Idempotency-Key` was used in the last 24 hours, by the same client for the same person, for
+         *     another request (another body, path or query). Nothing was applied: send a new key for a new
+         *     request, or the first request's exact body to get its answer again.
+         */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "This Idempotency-Key was used in the last 24 hours for another request (another body, path or query). Send a new key for a new request; nothing was applied."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2336,6 +2400,17 @@ export interface components {
         attributes: string;
         /** @description Latest date included, `YYYY-mm-dd`, inclusive. */
         date_max: components["schemas"]["Date"];
+        /**
+         * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+         *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+         *     good choice). A retry with the same key and the same request (path, query and body), by the same
+         *     client for the same person, within 24 hours, is answered the first answer again, with
+         *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+         *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+         *     key is 400. Without the header, every request applies.
+         * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+         */
+        "Idempotency-Key": string;
         /** @description Oldest date included, `YYYY-mm-dd`, inclusive. */
         date_min: components["schemas"]["Date"];
         /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
@@ -2365,6 +2440,12 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
+        /**
+         * @description `true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`
+         *     (nothing was applied this time). Absent on every answer that was not replayed.
+         * @example true
+         */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -2886,7 +2967,19 @@ export interface operations {
     updateAttributeValues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2902,6 +2995,7 @@ export interface operations {
             /** @description Every item was written; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2939,6 +3033,7 @@ export interface operations {
             /** @description Some items failed; the others were written. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2969,6 +3064,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2977,7 +3073,19 @@ export interface operations {
     incrementAttributeValues: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2993,6 +3101,7 @@ export interface operations {
             /** @description Every item was applied; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3027,6 +3136,7 @@ export interface operations {
             /** @description Some items failed; the others were applied. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3078,6 +3188,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3089,7 +3200,19 @@ export interface operations {
                 /** @description When true, each success item is the full attribute object. Accepts `true`, `false`, `1` or `0`; default false. */
                 success_objects?: components["schemas"]["Flag"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3105,6 +3228,7 @@ export interface operations {
             /** @description Every attribute was acquired; `failed` is empty. Success items are `{name, active}`, or full attribute objects with `success_objects`. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3120,6 +3244,7 @@ export interface operations {
             /** @description Some items failed; the others were acquired. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3167,6 +3292,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3175,7 +3301,19 @@ export interface operations {
     releaseAttributes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3191,6 +3329,7 @@ export interface operations {
             /** @description Every attribute was released; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3219,6 +3358,7 @@ export interface operations {
             /** @description Some items failed; the others were released. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3265,6 +3405,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3276,7 +3417,19 @@ export interface operations {
                 /** @description When true, each success item is the full attribute object. Accepts `true`, `false`, `1` or `0`; default false. */
                 success_objects?: components["schemas"]["Flag"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3292,6 +3445,7 @@ export interface operations {
             /** @description Every attribute was created; `failed` is empty. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3307,6 +3461,7 @@ export interface operations {
             /** @description Some items failed; the others were created. Each failed item echoes what was sent plus `error` and `error_code`. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3356,6 +3511,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3890,7 +4046,19 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3912,6 +4080,7 @@ export interface operations {
             /** @description The endpoint, with its signing secret shown this once. */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3940,6 +4109,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4085,7 +4255,19 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 /** @description The endpoint's id. */
                 id: string;
@@ -4097,6 +4279,7 @@ export interface operations {
             /** @description The endpoint with its new secret. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4124,6 +4307,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The app has no webhook endpoint with this id. */
             404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4192,7 +4376,19 @@ export interface operations {
     resendWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 /** @description The endpoint's id. */
                 id: string;
@@ -4206,6 +4402,7 @@ export interface operations {
             /** @description The delivery will be sent again. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4231,6 +4428,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The app has no such endpoint, or the endpoint no such delivery. */
             404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
