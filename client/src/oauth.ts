@@ -20,21 +20,8 @@ export type TokenResult = ApiResult<TokenResponse, OAuthEndpointError>;
 /** A revocation answers 200 without a body, also for a token that was unknown or already revoked. */
 export type RevocationResult = ApiResult<void, OAuthEndpointError>;
 
-/** RFC 8414 authorisation server metadata (the fields Daybook publishes; others may follow). */
-export interface AuthorizationServerMetadata {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  revocation_endpoint?: string;
-  scopes_supported?: string[];
-  response_types_supported: string[];
-  grant_types_supported?: string[];
-  code_challenge_methods_supported?: string[];
-  token_endpoint_auth_methods_supported?: string[];
-  revocation_endpoint_auth_methods_supported?: string[];
-  authorization_response_iss_parameter_supported?: boolean;
-  [field: string]: unknown;
-}
+/** RFC 8414 authorisation server metadata, as the OAuth document describes it. */
+export type AuthorizationServerMetadata = components['schemas']['AuthorizationServerMetadata'];
 
 export interface OAuthClientOptions extends TransportOptions {
   clientId: string;

@@ -23,47 +23,6 @@ export interface SampleContext {
   auth: 'bearer' | 'token' | 'basic' | 'none';
 }
 
-/**
- * Operations being added to the documents by other branches of this issue (the interfaces every
- * branch shares): the client already has their methods. Once the documents have them, these
- * entries are only a fallback and may go.
- */
-const PENDING: SampleContext[] = [
-  {
-    api: 'v2',
-    operationId: 'sendWebhookTestEvent',
-    method: 'POST',
-    path: '/api/2/webhooks/{id}/test/',
-    pathParams: { id: 'ep_3q2Xw9vLk1mZc0aB7dE4' },
-    query: {},
-    body: undefined,
-    contentType: undefined,
-    auth: 'basic',
-  },
-  {
-    api: 'oauth',
-    operationId: 'revokeToken',
-    method: 'POST',
-    path: '/oauth2/revoke',
-    pathParams: {},
-    query: {},
-    body: { token: 'Rf9xT2kLp8QvZ3mN6bWc', token_type_hint: 'refresh_token', client_id: 'stepcounter-3f9a', client_secret: '7e1c4b9a2f8d3e6c5b0a9f8e7d6c5b4a' },
-    contentType: 'application/x-www-form-urlencoded',
-    auth: 'basic',
-  },
-  {
-    api: 'oauth',
-    operationId: 'getAuthorizationServerMetadata',
-    method: 'GET',
-    path: '/.well-known/oauth-authorization-server',
-    pathParams: {},
-    query: {},
-    body: undefined,
-    contentType: undefined,
-    auth: 'none',
-  },
-];
-
 type Doc = any;
 
 function resolve(document: Doc, node: any): any {
@@ -132,9 +91,6 @@ export function operationContexts(): SampleContext[] {
         });
       }
     }
-  }
-  for (const pending of PENDING) {
-    if (!contexts.some((c) => c.api === pending.api && c.operationId === pending.operationId)) contexts.push(pending);
   }
   return contexts;
 }
