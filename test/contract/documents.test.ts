@@ -49,6 +49,7 @@ const EXTENSIONS: Array<[ApiName, string, string]> = [
   ['v2', 'post', '/api/2/webhooks/{id}/rotate-secret/'],
   ['v2', 'get', '/api/2/webhooks/{id}/deliveries/'],
   ['v2', 'post', '/api/2/webhooks/{id}/deliveries/{message_id}/resend/'],
+  ['v2', 'post', '/api/2/webhooks/{id}/test/'],
 ];
 
 type Operation = {

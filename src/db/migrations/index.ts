@@ -12,6 +12,7 @@ import * as sessionDevices from './20261122005001_session_devices';
 import * as throttleEvents from './20261122006001_throttle_events';
 import * as averageWeekdays from './20261123180001_average_weekdays';
 import * as webhooks from './20261124010001_webhooks';
+import * as webhookDeliveryStats from './20261126171001_webhook_delivery_stats';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261122006001_throttle_events', ...throttleEvents },
   { name: '20261123180001_average_weekdays', ...averageWeekdays },
   { name: '20261124010001_webhooks', ...webhooks },
+  { name: '20261126171001_webhook_delivery_stats', ...webhookDeliveryStats },
 ];
