@@ -55,7 +55,11 @@ class StoredHistogram {
     const series = new Map<string, { labels: { event: string; outcome: string }; counts: number[]; sum: number }>();
     for (const row of stats?.attempts ?? []) {
       const key = `${row.event_type}\n${row.outcome}`;
-      const entry = series.get(key) ?? { labels: { event: row.event_type, outcome: row.outcome }, counts: ATTEMPT_DURATION_BUCKETS.map(() => 0).concat(0), sum: 0 };
+      const entry = series.get(key) ?? {
+        labels: { event: row.event_type, outcome: row.outcome },
+        counts: ATTEMPT_DURATION_BUCKETS.map(() => 0).concat(0),
+        sum: 0,
+      };
       entry.counts[row.bucket] += row.attempts;
       entry.sum += row.duration_ms_sum / 1000;
       series.set(key, entry);

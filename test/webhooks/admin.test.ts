@@ -59,7 +59,9 @@ test('add-webhook refuses an unknown client, an unknown event and an internal ad
 test('test-webhook queues a webhook.test delivery for the endpoint; list-webhooks shows the endpoints with their latest deliveries', async () => {
   const { user } = await makeUser(app);
   const { client } = await makeClient(app, user, 'Operator tested');
-  const added = JSON.parse((await admin('add-webhook', '--client', client.client_id, '--url', 'http://127.0.0.1:9/hooks', '--events', 'values.updated')).stdout);
+  const added = JSON.parse(
+    (await admin('add-webhook', '--client', client.client_id, '--url', 'http://127.0.0.1:9/hooks', '--events', 'values.updated')).stdout,
+  );
   const tested = await admin('test-webhook', '--client', client.client_id, '--endpoint', added.id);
   expect(tested.code).toBe(0);
   const delivery = JSON.parse(tested.stdout);

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { fragment, sql } from '../../db/sql';
 import type { WebhookEndpoint } from './endpoints';
 import type { DeliveredEventType } from './events';
+import type { AttemptResult } from './attempt';
 import { countAttempt, countFinished } from './stats';
 
 /** An endpoint whose deliveries all failed for this long is disabled. */
@@ -24,13 +25,6 @@ export interface Delivery {
   last_status: number | null;
   last_error: string | null;
   last_latency_ms: number | null;
-}
-
-/** What one attempt got: an HTTP status, or an error before one arrived. */
-export interface AttemptResult {
-  status: number | null;
-  error: string | null;
-  latencyMs: number;
 }
 
 export const succeeded = (attempt: AttemptResult) => attempt.status !== null && attempt.status >= 200 && attempt.status < 300;

@@ -48,7 +48,9 @@ function checkEvents(events: unknown): EventType[] {
     throw invalidInput(`events must be a non-empty list of event types (${EVENT_TYPES.join(', ')}).`);
   }
   if ((events as string[]).includes(TEST_EVENT)) {
-    throw invalidInput(`${TEST_EVENT} cannot be subscribed to: it is sent when asked for (POST /api/2/webhooks/{id}/test/, or the endpoint's Send a test event button).`);
+    throw invalidInput(
+      `${TEST_EVENT} cannot be subscribed to: it is sent when asked for (POST /api/2/webhooks/{id}/test/, or the endpoint's Send a test event button).`,
+    );
   }
   const unknown = (events as string[]).filter((e) => !isEventType(e));
   if (unknown.length > 0) throw invalidInput(`Unknown event type ${unknown[0]}: use ${EVENT_TYPES.join(', ')}.`);

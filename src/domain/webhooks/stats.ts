@@ -9,7 +9,7 @@
  * counters): deleting an endpoint deletes its deliveries, never its counts.
  */
 import type { Knex } from 'knex';
-import type { AttemptResult } from './deliveries';
+import type { AttemptResult } from './attempt';
 import type { DeliveredEventType } from './events';
 
 /** Upper bounds (seconds) of the attempt-duration buckets; a last bucket (+Inf) takes the rest. Attempts stop at WEBHOOK_TIMEOUT_MS (5 s, at most 60 s). */
