@@ -117,6 +117,7 @@ async function webhooksPage(
     body: html`<h1>Webhooks of ${app.name}</h1>
 ${notice ? html`<p class="${notice.error ? 'error' : 'notice'}" role="status">${notice.text}</p>` : ''}
 <p>Daybook POSTs events to these endpoints, signed with the endpoint's secret (Standard Webhooks), about people who authorised ${app.name}, limited to what its scopes may read. Failed deliveries are retried for 24 hours; an endpoint failing that long is disabled. "Send a test event" sends a signed <code>webhook.test</code> event to an endpoint (even a disabled one), to check your receiver and its signature check.</p>
+<h2>Endpoints</h2>
 ${endpoints.length === 0 ? html`<p class="muted">No endpoints yet.</p>` : cards}
 <h2>Add an endpoint</h2>
 <form method="post" action="${hooksPath(app)}" class="card">
