@@ -74,16 +74,18 @@ export async function recordAttempt(
         last_error: attempt.error,
         last_latency_ms: Math.round(attempt.latencyMs),
       });
-    await countAttempt(trx, delivery.event_type, attempt);
+    let disabled = false;
     if (ok) {
-      await countFinished(trx, delivery.event_type, 'delivered');
       await trx('webhook_endpoints').where({ id: endpoint.id }).whereNotNull('failing_since').update({ failing_since: null });
-      return { disabled: false };
+    } else {
+      disabled = await failureRun(trx, endpoint, attempt, now);
+      // No retry follows to a disabled endpoint.
+      if (disabled) await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed' });
     }
-    const disabled = await failureRun(trx, endpoint, attempt, now);
-    // No retry follows to a disabled endpoint.
-    if (disabled) await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed' });
-    if (final || disabled) await countFinished(trx, delivery.event_type, 'failed');
+    // The counts last: their rows are shared by all deliveries, so each is held only until the
+    // commit, and always locked after the delivery's and the endpoint's rows (one order, no deadlock).
+    await countAttempt(trx, delivery.event_type, attempt);
+    if (ok || final || disabled) await countFinished(trx, delivery.event_type, ok ? 'delivered' : 'failed');
     return { disabled };
   });
 }
