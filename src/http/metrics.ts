@@ -127,7 +127,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     });
   }
 
-  registerWebhookMetrics(registry, PREFIX, db, logger);
+  const webhookMetrics = registerWebhookMetrics(registry, PREFIX, db, logger);
 
   const observe: Koa.Middleware = async (ctx, next) => {
     const stop = durations.startTimer();
@@ -150,7 +150,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     }
     ctx.state.quietLog = true; // a scrape every few seconds is not worth an info line each
     ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
+    ctx.body = `${await registry.metrics()}\n${await webhookMetrics.histogramText()}`;
   });
 
   return { registry, observe, router };

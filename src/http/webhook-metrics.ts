@@ -17,7 +17,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Metric, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { ATTEMPT_DURATION_BUCKETS, readDeliveryStats, type DeliveryStats } from '../domain/webhooks/stats';
 
 /** One scrape reads the statistics once, whichever metric asks first. */
@@ -30,59 +30,43 @@ function perScrape(read: () => Promise<DeliveryStats>): () => Promise<DeliverySt
   };
 }
 
-interface Sample {
-  metricName: string;
-  labels: Record<string, string | number>;
-  value: number;
-}
+/** A label value in the Prometheus text format (backslash, double quote and newline escaped). */
+const labelValue = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 /**
- * A histogram whose buckets are stored counts (prom-client's Histogram only counts observations
- * made in this process): what a registry asks of a metric, `get()` answering the `_bucket`,
- * `_sum` and `_count` samples.
+ * The attempt-duration histogram in the Prometheus text format, from the stored bucket counts.
+ * Written here because prom-client's Histogram only counts observations made in its own process
+ * and has no public way to take stored counts; the format is Prometheus's own (exposition format
+ * 0.0.4, which /metrics serves).
  */
-class StoredHistogram {
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly read: () => Promise<DeliveryStats | undefined>,
-  ) {}
-
-  async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
-    const stats = await this.read();
-    const series = new Map<string, { labels: { event: string; outcome: string }; counts: number[]; sum: number }>();
-    for (const row of stats?.attempts ?? []) {
-      const key = `${row.event_type}\n${row.outcome}`;
-      const entry = series.get(key) ?? {
-        labels: { event: row.event_type, outcome: row.outcome },
-        counts: ATTEMPT_DURATION_BUCKETS.map(() => 0).concat(0),
-        sum: 0,
-      };
-      entry.counts[row.bucket] += row.attempts;
-      entry.sum += row.duration_ms_sum / 1000;
-      series.set(key, entry);
-    }
-    const values: Sample[] = [];
-    for (const { labels, counts, sum } of series.values()) {
-      let cumulative = 0;
-      ATTEMPT_DURATION_BUCKETS.forEach((bound, i) => {
-        cumulative += counts[i];
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: bound }, value: cumulative });
-      });
-      cumulative += counts[ATTEMPT_DURATION_BUCKETS.length];
-      values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: cumulative });
-      values.push({ metricName: `${this.name}_sum`, labels, value: sum });
-      values.push({ metricName: `${this.name}_count`, labels, value: cumulative });
-    }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+function histogramText(name: string, help: string, stats: DeliveryStats | undefined): string {
+  const series = new Map<string, { labels: string; counts: number[]; sum: number }>();
+  for (const row of stats?.attempts ?? []) {
+    const labels = `event="${labelValue(row.event_type)}",outcome="${labelValue(row.outcome)}"`;
+    const entry = series.get(labels) ?? { labels, counts: new Array<number>(ATTEMPT_DURATION_BUCKETS.length + 1).fill(0), sum: 0 };
+    entry.counts[row.bucket] += row.attempts;
+    entry.sum += row.duration_ms_sum / 1000;
+    series.set(labels, entry);
   }
-
-  reset(): void {}
+  const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
+  for (const { labels, counts, sum } of series.values()) {
+    let cumulative = 0;
+    ATTEMPT_DURATION_BUCKETS.forEach((bound, i) => {
+      cumulative += counts[i];
+      lines.push(`${name}_bucket{${labels},le="${bound}"} ${cumulative}`);
+    });
+    cumulative += counts[ATTEMPT_DURATION_BUCKETS.length];
+    lines.push(`${name}_bucket{${labels},le="+Inf"} ${cumulative}`, `${name}_sum{${labels}} ${sum}`, `${name}_count{${labels}} ${cumulative}`);
+  }
+  return lines.join('\n') + '\n';
 }
 
-export function registerWebhookMetrics(registry: Registry, prefix: string, db: Knex, logger: Logger): void {
+/** The webhook metrics: registered in `registry`, and the histogram's text, appended to the registry's on each scrape. */
+export interface WebhookMetrics {
+  histogramText(): Promise<string>;
+}
+
+export function registerWebhookMetrics(registry: Registry, prefix: string, db: Knex, logger: Logger): WebhookMetrics {
   const stats = perScrape(() =>
     readDeliveryStats(db).catch((error: unknown) => {
       // A scrape still answers the other metrics when the database cannot be read.
@@ -100,13 +84,6 @@ export function registerWebhookMetrics(registry: Registry, prefix: string, db: K
       for (const row of (await stats())?.attempts ?? []) this.inc({ event: row.event_type, outcome: row.outcome }, row.attempts);
     },
   });
-  registry.registerMetric(
-    new StoredHistogram(
-      `${prefix}webhook_attempt_duration_seconds`,
-      'Duration of webhook delivery attempts, connection included, by event type and outcome. All processes together (read from PostgreSQL).',
-      stats,
-    ) as unknown as Metric,
-  );
   new Counter({
     name: `${prefix}webhook_deliveries_total`,
     help: 'Webhook deliveries that ended, by event type and outcome: delivered (a 2xx answer) or failed (retries ran out, or the endpoint was disabled). A re-sent delivery counts again when it ends again.',
@@ -150,4 +127,12 @@ export function registerWebhookMetrics(registry: Registry, prefix: string, db: K
       for (const [state, count] of Object.entries(endpoints)) this.set({ state }, count);
     },
   });
+  return {
+    histogramText: async () =>
+      histogramText(
+        `${prefix}webhook_attempt_duration_seconds`,
+        'Duration of webhook delivery attempts, connection included, by event type and outcome. All processes together (read from PostgreSQL).',
+        await stats(),
+      ),
+  };
 }
