@@ -11,6 +11,8 @@
  *   set-password  --username U   (the password from standard input; none there: one is generated)
  *                                                                -> {username, sessions_ended[, password]}
  *   add-webhook   --client ID --url URL --events e1,e2          -> {id, secret}   (docs/webhooks.md)
+ *   list-webhooks --client ID                                    -> {endpoints: [{id, url, events, enabled, …, last_deliveries}]}
+ *   test-webhook  --client ID --endpoint EP                      -> the queued webhook.test delivery {id, event, status, …}
  *   housekeeping                                                  -> {sessions, rateLimits, throttleEvents, tokens, codes} deleted
  *                 (the job queue runs it hourly; see domain/housekeeping.ts)
  */
@@ -28,7 +30,9 @@ import { loadDemoData } from '../demo/demo-data';
 import { asHttpError } from '../http/errors';
 import { sweepExpired } from '../domain/housekeeping';
 import { StartRefused } from '../db/folder-lock';
-import { createEndpoint } from '../domain/webhooks/endpoints';
+import { createEndpoint, endpointView, findEndpoint, listEndpoints } from '../domain/webhooks/endpoints';
+import { deliveryView, latestDeliveries } from '../domain/webhooks/deliveries';
+import { queueTestEvent } from '../domain/webhooks/test-event';
 
 class UsageError extends Error {}
 
@@ -71,6 +75,12 @@ function onlyFlags(flags: Flags, allowed: string[]): void {
   const unknown = Object.keys(flags).filter((name) => !allowed.includes(name));
   const takes = allowed.length > 0 ? allowed.map((a) => `--${a}`).join(', ') : 'no options';
   if (unknown.length > 0) throw new UsageError(`Unknown option --${unknown[0]}; this command takes ${takes}.`);
+}
+
+async function clientNamed(database: OpenDatabase, clientId: string) {
+  const client = await findClientByClientId(database.db, clientId);
+  if (!client) throw new UsageError(`No client with id ${clientId}.`);
+  return client;
 }
 
 async function userNamed(database: OpenDatabase, username: string) {
@@ -150,14 +160,30 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
   },
   async 'add-webhook'(database, flags) {
     onlyFlags(flags, ['client', 'url', 'events']);
-    const client = await findClientByClientId(database.db, one(flags, 'client', true));
-    if (!client) throw new UsageError(`No client with id ${one(flags, 'client', true)}.`);
+    const client = await clientNamed(database, one(flags, 'client', true));
     const events = one(flags, 'events', true)
       .split(',')
       .map((e) => e.trim())
       .filter(Boolean);
     const endpoint = await createEndpoint(database.db, client.id, { url: one(flags, 'url', true), events }, loadConfig().webhooks.allowLoopback);
     return { id: endpoint.public_id, secret: endpoint.secret };
+  },
+  async 'list-webhooks'(database, flags) {
+    onlyFlags(flags, ['client']);
+    const client = await clientNamed(database, one(flags, 'client', true));
+    const endpoints = [];
+    for (const endpoint of await listEndpoints(database.db, client.id)) {
+      endpoints.push({ ...endpointView(endpoint), last_deliveries: (await latestDeliveries(database.db, endpoint.id, 5)).map(deliveryView) });
+    }
+    return { endpoints };
+  },
+  async 'test-webhook'(database, flags) {
+    onlyFlags(flags, ['client', 'endpoint']);
+    const client = await clientNamed(database, one(flags, 'client', true));
+    const endpoint = await findEndpoint(database.db, client.id, one(flags, 'endpoint', true));
+    if (!endpoint) throw new UsageError(`The client has no webhook endpoint ${one(flags, 'endpoint', true)}.`);
+    // Sent by the workers (the service with WORKERS=1, or npm run worker), like every delivery.
+    return deliveryView(await queueTestEvent(database.db, endpoint, client.client_id, new Date()));
   },
   async housekeeping(database, flags) {
     onlyFlags(flags, []);

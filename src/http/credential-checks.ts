@@ -44,6 +44,7 @@ const V2: Record<keyof V2Operations, CredentialCheck> = {
   rotateWebhookSecret: 'before',
   listWebhookDeliveries: 'before',
   resendWebhookDelivery: 'before',
+  sendWebhookTestEvent: 'before',
 };
 
 const V1: Record<keyof V1Operations, CredentialCheck> = {

@@ -10,9 +10,11 @@
  *   connection) counts, read at scrape time.
  * - `daybook_job_queue_size{queue}`: waiting jobs per pg-boss queue, only in a process that runs
  *   the job workers (Deps.jobs).
+ * - `daybook_webhook_*`: webhook deliveries (src/http/webhook-metrics.ts), read from PostgreSQL at
+ *   scrape time, so the same on every instance whichever process delivered.
  * - Node's process metrics (`daybook_process_*`, `daybook_nodejs_*`).
  *
- * The counts are this instance's: Prometheus scrapes every instance and sums them.
+ * The other counts are this instance's: Prometheus scrapes every instance and sums them.
  */
 import crypto from 'node:crypto';
 import Router from '@koa/router';
@@ -23,6 +25,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { batchDeadlockRetries } from '../domain/tracking/writes/batch';
 import { unauthorized } from './errors';
 import { UNMATCHED_ROUTE } from './serve';
+import { registerWebhookMetrics } from './webhook-metrics';
 
 export const METRICS_PATH = '/metrics';
 
@@ -124,6 +127,8 @@ export function createMetrics(options: MetricsOptions): Metrics {
     });
   }
 
+  const webhookMetrics = registerWebhookMetrics(registry, PREFIX, db, logger);
+
   const observe: Koa.Middleware = async (ctx, next) => {
     const stop = durations.startTimer();
     try {
@@ -145,7 +150,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     }
     ctx.state.quietLog = true; // a scrape every few seconds is not worth an info line each
     ctx.type = registry.contentType;
-    ctx.body = await registry.metrics();
+    ctx.body = `${await registry.metrics()}\n${await webhookMetrics.histogramText()}`;
   });
 
   return { registry, observe, router };

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { dispatchOutbox, type SqlClient } from '../domain/webhooks/outbox';
 import { abandonDelivery, attemptSummary, deliveryWithEndpoint, recordAttempt, signingSecrets, succeeded } from '../domain/webhooks/deliveries';
 import { signedHeaders } from '../domain/webhooks/signing';
+import { TEST_EVENT } from '../domain/webhooks/events';
 import { postWebhook } from '../domain/webhooks/send';
 import type { WebhookSettings } from '../domain/webhooks/settings';
 
@@ -85,7 +86,8 @@ export async function startWebhookJobs(options: WebhookJobsOptions): Promise<Web
     const found = await deliveryWithEndpoint(db, job.data.deliveryId);
     if (!found || found.delivery.status !== 'pending') return { skipped: true };
     const { delivery, endpoint } = found;
-    if (endpoint.disabled_at !== null) {
+    // A test event goes to a disabled endpoint too (its owner checks a fix before enabling it; docs/webhooks.md).
+    if (endpoint.disabled_at !== null && delivery.event_type !== TEST_EVENT) {
       await abandonDelivery(db, delivery, 'Not sent: the endpoint is disabled.');
       return { skipped: true };
     }

@@ -49,6 +49,7 @@ const EXTENSIONS: Array<[ApiName, string, string]> = [
   ['v2', 'post', '/api/2/webhooks/{id}/rotate-secret/'],
   ['v2', 'get', '/api/2/webhooks/{id}/deliveries/'],
   ['v2', 'post', '/api/2/webhooks/{id}/deliveries/{message_id}/resend/'],
+  ['v2', 'post', '/api/2/webhooks/{id}/test/'],
   // OAuth discovery and revocation (docs/security.md, "OAuth2"): RFC 8414 and RFC 7009.
   ['oauth', 'get', '/.well-known/oauth-authorization-server'],
   ['oauth', 'post', '/oauth2/revoke'],

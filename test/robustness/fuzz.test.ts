@@ -188,7 +188,7 @@ function mayChange(model: Model, answer: RawAnswer): string[] {
   if (model.op.operationId === 'submitAuthorizationConsent') return ['authorisation_codes'];
   if (['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret'].includes(model.op.operationId))
     return ['webhook_endpoints', 'webhook_deliveries'];
-  if (model.op.operationId === 'resendWebhookDelivery') return ['webhook_deliveries'];
+  if (['resendWebhookDelivery', 'sendWebhookTestEvent'].includes(model.op.operationId)) return ['webhook_deliveries'];
   return [];
 }
 

@@ -14,6 +14,8 @@ import { loadDemoData } from '../../src/demo/demo-data';
 import { deriveUser } from '../../src/analytics/derive';
 import { localDate } from '../../src/domain/time';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
+import { createEndpoint } from '../../src/domain/webhooks/endpoints';
+import { queueTestEvent } from '../../src/domain/webhooks/test-event';
 
 jest.setTimeout(120_000);
 
@@ -38,6 +40,9 @@ beforeAll(
     const session = await makeSession(app, user);
     const { client } = (await registerApp(app, user, { name: 'Mood Mirror' })) as { client: OAuthClient };
     await makeToken(app, user, client, ['mood_read']);
+    // An endpoint with a delivery, so the webhooks page shows its card, buttons and deliveries table.
+    const endpoint = await createEndpoint(app.db, client.id, { url: 'http://127.0.0.1:9/hooks', events: ['values.updated'] }, true);
+    await queueTestEvent(app.db, endpoint, client.client_id, new Date());
     const manual = await makeClient(app, user, 'Other app');
     await makeToken(app, user, manual.client, ['sleep_read']);
     browser = await launchBrowser();
@@ -56,6 +61,7 @@ beforeAll(
       '/settings/profile',
       '/settings/apps',
       `/settings/apps/${client.client_id}`,
+      `/settings/apps/${client.client_id}/webhooks`,
       '/settings/connected-apps',
       '/settings/attributes',
       '/settings/simple-token',

@@ -1,4 +1,4 @@
-/** `npm run -s admin -- add-webhook`, run as operators run it (compiled, one JSON object on stdout). */
+/** `npm run -s admin -- add-webhook | list-webhooks | test-webhook`, run as operators run them (compiled, one JSON object on stdout). */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -54,4 +54,27 @@ test('add-webhook refuses an unknown client, an unknown event and an internal ad
   expect(internal.code).toBe(2);
   expect(internal.stderr).toMatch(/private/);
   expect(await app.db('webhook_endpoints').where({ client_pk: client.id })).toEqual([]);
+});
+
+test('test-webhook queues a webhook.test delivery for the endpoint; list-webhooks shows the endpoints with their latest deliveries', async () => {
+  const { user } = await makeUser(app);
+  const { client } = await makeClient(app, user, 'Operator tested');
+  const added = JSON.parse(
+    (await admin('add-webhook', '--client', client.client_id, '--url', 'http://127.0.0.1:9/hooks', '--events', 'values.updated')).stdout,
+  );
+  const tested = await admin('test-webhook', '--client', client.client_id, '--endpoint', added.id);
+  expect(tested.code).toBe(0);
+  const delivery = JSON.parse(tested.stdout);
+  expect(delivery).toMatchObject({ id: expect.stringMatching(/^msg_/), event: 'webhook.test', status: 'pending', attempts: 0 });
+  // Queued for the workers' dispatcher, like a re-send.
+  expect(await app.db('webhook_deliveries').where({ message_id: delivery.id }).whereNotNull('resend_requested_at')).toHaveLength(1);
+  const listed = await admin('list-webhooks', '--client', client.client_id);
+  expect(listed.code).toBe(0);
+  expect(JSON.parse(listed.stdout)).toEqual({
+    endpoints: [expect.objectContaining({ id: added.id, url: 'http://127.0.0.1:9/hooks', enabled: true, last_deliveries: [delivery] })],
+  });
+  expect(listed.stdout).not.toContain(added.secret);
+  const unknown = await admin('test-webhook', '--client', client.client_id, '--endpoint', 'ep_nothing');
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toMatch(/no webhook endpoint ep_nothing/);
 });

@@ -15,6 +15,7 @@ import {
   type WebhookEndpoint,
 } from '../../domain/webhooks/endpoints';
 import { deliveryView, findDelivery, pageOfDeliveries, requestResend } from '../../domain/webhooks/deliveries';
+import { queueTestEvent } from '../../domain/webhooks/test-event';
 import { notFound } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 
@@ -85,6 +86,15 @@ export function webhooksHandlers(deps: Deps) {
       if (!delivery) throw notFound('This endpoint has no delivery with this id.');
       await requestResend(await knexOf(ctx), delivery, deps.now());
       const body: Json<'resendWebhookDelivery', 202> = deliveryView(delivery);
+      ctx.status = 202;
+      ctx.body = body;
+    },
+
+    /** A webhook.test event to the endpoint, sent by the workers (docs/webhooks.md, "Testing an endpoint"). */
+    async sendWebhookTestEvent(c: ApiContext, ctx: Koa.Context): Promise<void> {
+      const endpoint = await endpointOf(c, ctx);
+      const delivery = await queueTestEvent(deps.db, endpoint, appOf(ctx).client_id, deps.now());
+      const body: Json<'sendWebhookTestEvent', 202> = deliveryView(delivery);
       ctx.status = 202;
       ctx.body = body;
     },

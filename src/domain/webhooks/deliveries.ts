@@ -5,7 +5,9 @@
 import type { Knex } from 'knex';
 import { fragment, sql } from '../../db/sql';
 import type { WebhookEndpoint } from './endpoints';
-import type { EventType } from './events';
+import type { DeliveredEventType } from './events';
+import type { AttemptResult } from './attempt';
+import { countAttempt, countFinished } from './stats';
 
 /** An endpoint whose deliveries all failed for this long is disabled. */
 export const DISABLE_AFTER_MS = 24 * 3600_000;
@@ -14,7 +16,7 @@ export interface Delivery {
   id: number;
   message_id: string;
   endpoint_id: number;
-  event_type: EventType;
+  event_type: DeliveredEventType;
   body: string;
   created_at: Date;
   status: 'pending' | 'delivered' | 'failed';
@@ -23,13 +25,6 @@ export interface Delivery {
   last_status: number | null;
   last_error: string | null;
   last_latency_ms: number | null;
-}
-
-/** What one attempt got: an HTTP status, or an error before one arrived. */
-export interface AttemptResult {
-  status: number | null;
-  error: string | null;
-  latencyMs: number;
 }
 
 export const succeeded = (attempt: AttemptResult) => attempt.status !== null && attempt.status >= 200 && attempt.status < 300;
@@ -79,30 +74,44 @@ export async function recordAttempt(
         last_error: attempt.error,
         last_latency_ms: Math.round(attempt.latencyMs),
       });
+    let disabled = false;
     if (ok) {
       await trx('webhook_endpoints').where({ id: endpoint.id }).whereNotNull('failing_since').update({ failing_since: null });
-      return { disabled: false };
+    } else {
+      disabled = await failureRun(trx, endpoint, attempt, now);
+      // No retry follows to a disabled endpoint.
+      if (disabled) await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed' });
     }
-    const [row] = await trx('webhook_endpoints')
-      .where({ id: endpoint.id })
-      .update({ failing_since: fragment(trx, sql`coalesce(failing_since, ${now}::timestamptz)`) })
-      .returning(['failing_since', 'disabled_at']);
-    if (!row || row.disabled_at !== null || now.getTime() - new Date(row.failing_since).getTime() < DISABLE_AFTER_MS) return { disabled: false };
-    await trx('webhook_endpoints')
-      .where({ id: endpoint.id })
-      .update({
-        disabled_at: now,
-        disabled_reason: `Disabled ${now.toISOString()}: every delivery failed for 24 hours (the last: ${attemptSummary(attempt)}).`,
-      });
-    // No retry follows to a disabled endpoint.
-    await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed' });
-    return { disabled: true };
+    // The counts last: their rows are shared by all deliveries, so each is held only until the
+    // commit, and always locked after the delivery's and the endpoint's rows (one order, no deadlock).
+    await countAttempt(trx, delivery.event_type, attempt);
+    if (ok || final || disabled) await countFinished(trx, delivery.event_type, ok ? 'delivered' : 'failed');
+    return { disabled };
   });
+}
+
+/** A failed attempt starts (or continues) the endpoint's failure run; 24 h of it disables the endpoint. Answers whether this attempt disabled it. */
+async function failureRun(trx: Knex.Transaction, endpoint: WebhookEndpoint, attempt: AttemptResult, now: Date): Promise<boolean> {
+  const [row] = await trx('webhook_endpoints')
+    .where({ id: endpoint.id })
+    .update({ failing_since: fragment(trx, sql`coalesce(failing_since, ${now}::timestamptz)`) })
+    .returning(['failing_since', 'disabled_at']);
+  if (!row || row.disabled_at !== null || now.getTime() - new Date(row.failing_since).getTime() < DISABLE_AFTER_MS) return false;
+  await trx('webhook_endpoints')
+    .where({ id: endpoint.id })
+    .update({
+      disabled_at: now,
+      disabled_reason: `Disabled ${now.toISOString()}: every delivery failed for 24 hours (the last: ${attemptSummary(attempt)}).`,
+    });
+  return true;
 }
 
 /** Marks a delivery failed without an attempt (its endpoint was disabled meanwhile). */
 export async function abandonDelivery(db: Knex, delivery: Delivery, reason: string): Promise<void> {
-  await db('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed', last_error: reason });
+  await db.transaction(async (trx) => {
+    await trx('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed', last_error: reason });
+    await countFinished(trx, delivery.event_type, 'failed');
+  });
 }
 
 /** The endpoint's latest deliveries, newest first. */
@@ -147,7 +156,7 @@ export async function pageOfDeliveries(db: Knex, endpointId: number, page: { lim
 /** A delivery as the API and the app page show it. */
 export interface DeliveryView {
   id: string;
-  event: EventType;
+  event: DeliveredEventType;
   created: string;
   status: Delivery['status'];
   attempts: number;

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { knexRaw, sql } from '../../db/sql';
 import { invalidInput } from '../errors';
-import { EVENT_TYPES, isEventType, type EventType } from './events';
+import { EVENT_TYPES, isEventType, TEST_EVENT, type EventType } from './events';
 import { endpointUrlProblem } from './url-safety';
 
 /** Endpoints one app may have. */
@@ -46,6 +46,11 @@ export interface EndpointInput {
 function checkEvents(events: unknown): EventType[] {
   if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string')) {
     throw invalidInput(`events must be a non-empty list of event types (${EVENT_TYPES.join(', ')}).`);
+  }
+  if ((events as string[]).includes(TEST_EVENT)) {
+    throw invalidInput(
+      `${TEST_EVENT} cannot be subscribed to: it is sent when asked for (POST /api/2/webhooks/{id}/test/, or the endpoint's Send a test event button).`,
+    );
   }
   const unknown = (events as string[]).filter((e) => !isEventType(e));
   if (unknown.length > 0) throw invalidInput(`Unknown event type ${unknown[0]}: use ${EVENT_TYPES.join(', ')}.`);

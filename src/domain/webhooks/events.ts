@@ -2,7 +2,17 @@
 
 export const EVENT_TYPES = ['values.updated', 'attribute.ownership_changed', 'derived.updated', 'grant.revoked'] as const;
 
+/** An event type an endpoint subscribes to. */
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The test event: sent to one endpoint when its app or owner asks (docs/webhooks.md, "Testing an
+ * endpoint"), whatever the endpoint's event types; never subscribed to.
+ */
+export const TEST_EVENT = 'webhook.test';
+
+/** Any event type a delivery carries: the subscribed ones and the test event. */
+export type DeliveredEventType = EventType | typeof TEST_EVENT;
 
 export function isEventType(name: string): name is EventType {
   return (EVENT_TYPES as readonly string[]).includes(name);

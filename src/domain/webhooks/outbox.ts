@@ -244,9 +244,9 @@ async function messagesFor(client: SqlClient, changes: ValueChange[], events: Ot
 }
 
 /** A message id: `msg_` and 16 random bytes (the same `webhook-id` on every attempt). */
-const newMessageId = () => `msg_${crypto.randomBytes(16).toString('base64url')}`;
+export const newMessageId = () => `msg_${crypto.randomBytes(16).toString('base64url')}`;
 
-/** Deliveries whose re-send was asked for (deliveries.ts), set pending again. */
+/** Deliveries whose sending was asked for (a re-send, deliveries.ts, or a test event, test-event.ts), set pending and queued. */
 const takeResends = (client: SqlClient, limit: number) =>
   rowsOn<{ id: string }>(
     client,

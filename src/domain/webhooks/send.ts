@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { addressProblem, resolveHost, urlProblem } from './url-safety';
-import type { AttemptResult } from './deliveries';
+import type { AttemptResult } from './attempt';
 
 /** Bytes of an endpoint's answer read (the rest is discarded). */
 export const MAX_BODY_BYTES = 4096;

@@ -1,9 +1,10 @@
 /**
  * An app's webhooks, on a page of its own under the app's page (docs/webhooks.md): its owner adds
  * endpoints (URL and event types; the secret is shown once), sees each endpoint's state (disabled,
- * and why; failing since when) and its latest deliveries (time, event, status, latency), re-sends
- * a delivery, rotates a secret, turns a disabled endpoint back on and deletes an endpoint. The same
- * rules as the API (domain/webhooks/endpoints.ts).
+ * and why; failing since when) and its latest deliveries (time, event, status or failure, duration,
+ * attempts; newest first), sends a test event, re-sends a delivery, rotates a secret, turns a
+ * disabled endpoint back on and deletes an endpoint. The same rules as the API
+ * (domain/webhooks/endpoints.ts, test-event.ts).
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
@@ -20,6 +21,7 @@ import {
   type WebhookEndpoint,
 } from '../../domain/webhooks/endpoints';
 import { findDelivery, latestDeliveries, requestResend, type Delivery } from '../../domain/webhooks/deliveries';
+import { queueTestEvent } from '../../domain/webhooks/test-event';
 import { EVENT_DESCRIPTIONS, EVENT_TYPES } from '../../domain/webhooks/events';
 import { notFound } from '../../http/errors';
 import { isInvalidInput } from '../../domain/errors';
@@ -29,8 +31,8 @@ import { sendPage } from '../layout';
 import { assertCsrf, page, requireSession } from '../page';
 import { navFor } from '../session';
 
-/** Deliveries listed per endpoint. */
-const SHOWN_DELIVERIES = 10;
+/** Deliveries listed per endpoint (the API's deliveries list pages through them all). */
+const SHOWN_DELIVERIES = 20;
 
 type Notice = { text: string; error: boolean };
 
@@ -71,7 +73,8 @@ function endpointCard(app: OAuthClient, endpoint: WebhookEndpoint, deliveries: D
 <h3><code>${endpoint.url}</code></h3>
 ${state}
 <p>Events: ${endpoint.events.map((e) => html`<code>${e}</code> `)}</p>
-<table><caption>Latest deliveries</caption><thead><tr><th>Time</th><th>Event</th><th>Status</th><th>Latency</th><th>Attempts</th><th></th></tr></thead><tbody>
+<table class="deliveries"><caption>Latest deliveries to this endpoint, newest first (at most ${String(SHOWN_DELIVERIES)})</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Attempts</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead><tbody>
 ${
   deliveries.length === 0
     ? html`<tr><td colspan="6" class="muted">Nothing sent yet.</td></tr>`
@@ -82,6 +85,7 @@ ${
 }
 </tbody></table>
 <div class="actions">
+${button(`${base}/test`, csrf, 'Send a test event')}
 ${endpoint.disabled_at ? button(`${base}/enable`, csrf, 'Enable again') : ''}
 ${button(`${base}/rotate`, csrf, 'Rotate the secret')}
 ${button(`${base}/delete`, csrf, 'Delete this endpoint', 'danger')}
@@ -112,7 +116,8 @@ async function webhooksPage(
     nav,
     body: html`<h1>Webhooks of ${app.name}</h1>
 ${notice ? html`<p class="${notice.error ? 'error' : 'notice'}" role="status">${notice.text}</p>` : ''}
-<p>Daybook POSTs events to these endpoints, signed with the endpoint's secret (Standard Webhooks), about people who authorised ${app.name}, limited to what its scopes may read. Failed deliveries are retried for 24 hours; an endpoint failing that long is disabled.</p>
+<p>Daybook POSTs events to these endpoints, signed with the endpoint's secret (Standard Webhooks), about people who authorised ${app.name}, limited to what its scopes may read. Failed deliveries are retried for 24 hours; an endpoint failing that long is disabled. "Send a test event" sends a signed <code>webhook.test</code> event to an endpoint (even a disabled one), to check your receiver and its signature check.</p>
+<h2>Endpoints</h2>
 ${endpoints.length === 0 ? html`<p class="muted">No endpoints yet.</p>` : cards}
 <h2>Add an endpoint</h2>
 <form method="post" action="${hooksPath(app)}" class="card">
@@ -161,6 +166,7 @@ const DONE: Record<string, string> = {
   deleted: 'The endpoint was deleted.',
   enabled: 'The endpoint is enabled again.',
   resend: 'The delivery will be sent again shortly.',
+  test: 'A test event (webhook.test) is on its way: it appears in the latest deliveries within a few seconds, with its status once tried.',
 };
 
 export function appWebhookPages(router: Router, deps: Deps): void {
@@ -213,6 +219,14 @@ export function appWebhookPages(router: Router, deps: Deps): void {
     ownerPost(deps, async (ctx, _session, app) => {
       await updateEndpoint(deps.db, await ownedEndpoint(ctx, deps, app), { enabled: true }, allowLoopback);
       backTo(ctx, app, 'enabled');
+    }),
+  );
+
+  router.post(
+    '/settings/apps/:clientId/webhooks/:endpointId/test',
+    ownerPost(deps, async (ctx, _session, app) => {
+      await queueTestEvent(deps.db, await ownedEndpoint(ctx, deps, app), app.client_id, deps.now());
+      backTo(ctx, app, 'test');
     }),
   );
 
