@@ -8,7 +8,7 @@
  */
 import createClient from 'openapi-fetch';
 import type { operations, paths } from './generated/v2';
-import { readOutcome, toResult, type ApiResult, type FetchOutcome } from './result';
+import { toResult, type ApiResult, type FetchOutcome } from './result';
 import { basicAuthorization, idempotencyHeaders, transportFetch, trimBaseUrl, type TransportOptions, type WriteOptions } from './transport';
 import type { ApiError, QueryOf, ResultOf, Schemas, V2Result } from './v2';
 
@@ -31,7 +31,7 @@ export interface WebhooksClient {
   deliveries(id: string, query?: QueryOf<'listWebhookDeliveries'>): Promise<V2Result<'listWebhookDeliveries'>>;
   resend(id: string, messageId: string, options?: WriteOptions): Promise<V2Result<'resendWebhookDelivery'>>;
   /** Sends a `webhook.test` event to the endpoint now (answers 202; the delivery follows). */
-  sendTestEvent(id: string, options?: WriteOptions): Promise<ApiResult<unknown, ApiError>>;
+  sendTestEvent(id: string, options?: WriteOptions): Promise<ApiResult<Schemas['WebhookDelivery'], ApiError>>;
 }
 
 function fallbackError(status: number, text: string): ApiError {
@@ -69,11 +69,13 @@ export function createWebhooksClient(options: WebhooksClientOptions): WebhooksCl
           headers: idempotencyHeaders(write),
         }),
       ),
-    // Not in the generated types yet (the operation is new): sent by hand, answered loosely.
-    async sendTestEvent(id, write) {
-      const headers = { ...idempotencyHeaders(write), Authorization: authorization };
-      const response = await send(new Request(`${baseUrl}/api/2/webhooks/${encodeURIComponent(id)}/test/`, { method: 'POST', headers }));
-      return toResult(await readOutcome<unknown, ApiError>(response), fallbackError);
-    },
+    sendTestEvent: async (id, write) =>
+      toResult(
+        (await api.POST('/api/2/webhooks/{id}/test/', { ...endpoint(id), headers: idempotencyHeaders(write) })) as FetchOutcome<
+          Schemas['WebhookDelivery'],
+          ApiError
+        >,
+        fallbackError,
+      ),
   };
 }

@@ -4529,7 +4529,19 @@ export interface operations {
     sendWebhookTestEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path: {
                 /** @description The endpoint's id. */
                 id: string;
@@ -4541,6 +4553,7 @@ export interface operations {
             /** @description The test event will be sent; the delivery as it starts. */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4566,6 +4579,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The app has no webhook endpoint with this id (another app's endpoint is never found). */
             404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

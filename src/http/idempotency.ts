@@ -54,6 +54,7 @@ const V2_KEYS: Record<keyof V2Operations, boolean> = {
   rotateWebhookSecret: true,
   listWebhookDeliveries: false,
   resendWebhookDelivery: true,
+  sendWebhookTestEvent: true,
 };
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';

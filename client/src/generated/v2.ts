@@ -698,6 +698,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/2/webhooks/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Sends a `webhook.test` event to this endpoint, from the workers within a few seconds (never
+         *     within this request): signed with the endpoint's secret and retried exactly like real events,
+         *     so it checks the receiver's signature verification end to end. Answers 202 with the delivery;
+         *     its `id` is the message's `webhook-id`, and the delivery appears first in
+         *     `GET /api/2/webhooks/{id}/deliveries/` with its outcome once it is tried.
+         *
+         *     The endpoint gets it whatever event types it subscribes to (it was asked for), and even while
+         *     disabled, so a fixed receiver can be checked before the endpoint is turned back on (a
+         *     successful test does not turn it on: `POST /api/2/webhooks/{id}/` with `enabled: true` does).
+         *     No request body.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "values.updated": {
@@ -795,6 +827,32 @@ export interface webhooks {
          *     until a 2xx answer (for about 24 hours).
          */
         post: operations["receiveGrantRevoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event, sent on request
+         * @description Sent only when asked for: by the app (`POST /api/2/webhooks/{id}/test/`) or by its owner (the
+         *     endpoint's "Send a test event" button on the app's webhooks page in Daybook), to that one
+         *     endpoint, whatever event types it subscribes to. It cannot be subscribed to. It carries no
+         *     person's data; check its signature as for any other event and answer 2xx.
+         *
+         *     Delivered as described under the Webhooks tag: signed, retried with the same `webhook-id`
+         *     until a 2xx answer (for about 24 hours).
+         */
+        post: operations["receiveWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1936,7 +1994,7 @@ export interface components {
             token: string;
         };
         /**
-         * @description A webhook event type (each is described under this document's webhooks).
+         * @description A webhook event type an endpoint subscribes to (each is described under this document's webhooks; `webhook.test` is sent on request and cannot be subscribed to).
          * @example values.updated
          * @enum {string}
          */
@@ -2017,6 +2075,12 @@ export interface components {
              */
             enabled?: boolean;
         };
+        /**
+         * @description The event type a delivery carries (each is described under this document's webhooks); `webhook.test` is the test event, sent on request only.
+         * @example values.updated
+         * @enum {string}
+         */
+        WebhookDeliveryEventType: "values.updated" | "attribute.ownership_changed" | "derived.updated" | "grant.revoked" | "webhook.test";
         /** @description One message sent (or being sent) to an endpoint, as its last attempt left it. */
         WebhookDelivery: {
             /**
@@ -2024,7 +2088,7 @@ export interface components {
              * @example msg_2KWPBgLlAfxdpx2AI54pPJ
              */
             id: string;
-            event: components["schemas"]["WebhookEventType"];
+            event: components["schemas"]["WebhookDeliveryEventType"];
             /**
              * Format: date-time
              * @description When the event was recorded for this endpoint (UTC).
@@ -2205,6 +2269,34 @@ export interface components {
                  * @example alice
                  */
                 username: string;
+            };
+        };
+        /** @description webhook.test: a test event asked for by the app or its owner, to check an endpoint and its signature verification. */
+        WebhookTestEvent: {
+            /**
+             * @description The event type.
+             * @example webhook.test
+             * @constant
+             */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When the test was asked for (UTC).
+             * @example 2026-11-24T09:40:00.000Z
+             */
+            timestamp: string;
+            /** @description Which app and endpoint the test is for. */
+            data: {
+                /**
+                 * @description The app's client id.
+                 * @example 8cYk2fHq1wZ0aLmN4rTb
+                 */
+                app: string;
+                /**
+                 * @description The endpoint's id.
+                 * @example ep_3q2Xw9vLk1mZc0aB7dE4
+                 */
+                endpoint: string;
             };
         };
     };
@@ -4434,6 +4526,65 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (see "Idempotent requests" in the introduction). Any string of
+                 *     1 to 255 characters the client chooses, unique per request it means to make once (a UUID v4 is a
+                 *     good choice). A retry with the same key and the same request (path, query and body), by the same
+                 *     client for the same person, within 24 hours, is answered the first answer again, with
+                 *     `Idempotent-Replayed: true`, and applies nothing. The same key with another request is 422. A
+                 *     retry sent while the first is still running waits for it and gets its answer. An empty or longer
+                 *     key is 400. Without the header, every request applies.
+                 * @example 5f0c7a9e-2b1d-4c36-9a8e-1f4d3b6c2e70
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /** @description The endpoint's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event will be sent; the delivery as it starts. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_7PqJ3mXw0cVbN2sL9tYhRa",
+                     *       "event": "webhook.test",
+                     *       "created": "2026-11-24T09:40:00.000Z",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "last_attempt": null,
+                     *       "last_status": null,
+                     *       "last_error": null,
+                     *       "last_latency_ms": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The client credentials are missing or wrong (HTTP Basic with the app's client id and secret); `WWW-Authenticate` names Basic. */
+            401: components["responses"]["Unauthorized"];
+            /** @description The app has no webhook endpoint with this id (another app's endpoint is never found). */
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     receiveValuesUpdated: {
         parameters: {
             query?: never;
@@ -4636,6 +4787,56 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["GrantRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer means received; the body is not read past 4 KiB. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (or none within 5 seconds) is a failure, retried later with the same `webhook-id`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id; the same on every attempt of one message (retries and re-sends), so a receiver can de-duplicate by it. */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /** @description When this attempt was signed, in seconds since the Unix epoch. Refuse messages more than a few minutes old (replays). */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     base64-decoded part of the endpoint's secret after `whsec_`. During the 24 hours after a secret
+                 *     rotation there are two, separated by a space (new secret first): accept the message if any matches.
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2026-11-24T09:40:00.000Z",
+                 *       "data": {
+                 *         "app": "8cYk2fHq1wZ0aLmN4rTb",
+                 *         "endpoint": "ep_3q2Xw9vLk1mZc0aB7dE4"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

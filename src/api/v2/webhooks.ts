@@ -93,7 +93,7 @@ export function webhooksHandlers(deps: Deps) {
     /** A webhook.test event to the endpoint, sent by the workers (docs/webhooks.md, "Testing an endpoint"). */
     async sendWebhookTestEvent(c: ApiContext, ctx: Koa.Context): Promise<void> {
       const endpoint = await endpointOf(c, ctx);
-      const delivery = await queueTestEvent(deps.db, endpoint, appOf(ctx).client_id, deps.now());
+      const delivery = await queueTestEvent(await knexOf(ctx), endpoint, appOf(ctx).client_id, deps.now());
       const body: Json<'sendWebhookTestEvent', 202> = deliveryView(delivery);
       ctx.status = 202;
       ctx.body = body;
