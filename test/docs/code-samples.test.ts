@@ -51,7 +51,8 @@ function operationsOf(name: string): Operation[] {
 function expectedAuth(op: Operation): 'bearer' | 'basic' | 'body' | 'session' | 'none' {
   const names = op.security.flatMap((requirement) => Object.keys(requirement));
   if (names.includes('OAuth2')) return 'bearer';
-  if (op.operationId === 'createAccessToken') return 'body'; // client_id and client_secret in the form
+  // The token and revocation endpoints' examples carry client_id and client_secret in the form (client_secret_post).
+  if (op.operationId === 'createAccessToken' || op.operationId === 'revokeToken') return 'body';
   if (names.includes('ClientCredentials') || names.includes('ClientBasic')) return 'basic';
   if (names.includes('Session')) return 'session';
   return 'none';

@@ -195,7 +195,8 @@ test('the quick start, run as written, goes from a registered app to a value wri
     env = result.env;
   }
   expect(code).toBeDefined();
-});
+  // A dozen bash, curl and openssl processes in a row: more than the default 30 s on a busy machine.
+}, 120_000);
 
 test('the apps page, and the page of a newly registered app, link to the quick start', async () => {
   const { user, password } = await makeUser(app);
