@@ -36,7 +36,12 @@ describe('forms from browsers that send Origin: null or no Sec-Fetch-Site', () =
   async function postProfile(headers: Record<string, string>, csrf: (right: string) => string) {
     const p = await person();
     const right = await sessionCsrf(app, p.session);
-    const res = await app.post('/settings/profile', { ...PAGE, session: p.session, headers, form: { csrf_token: csrf(right), timezone: 'UTC', first_name: 'Alice' } });
+    const res = await app.post('/settings/profile', {
+      ...PAGE,
+      session: p.session,
+      headers,
+      form: { csrf_token: csrf(right), timezone: 'UTC', first_name: 'Alice' },
+    });
     return { res, saved: (await firstName(p.user.id)) === 'Alice' };
   }
 
@@ -75,7 +80,11 @@ describe('forms from browsers that send Origin: null or no Sec-Fetch-Site', () =
 
   test('pages send a referrer policy under which browsers post forms with a real Origin', async () => {
     const p = await person();
-    for (const [path, session] of [['/login', undefined], ['/settings/profile', p.session], ['/data', p.session]]) {
+    for (const [path, session] of [
+      ['/login', undefined],
+      ['/settings/profile', p.session],
+      ['/data', p.session],
+    ]) {
       const res = await app.get(path!, { ...PAGE, session });
       expect([path, res.status]).toEqual([path, 200]);
       expect([path, res.headers.get('referrer-policy')]).toEqual([path, 'same-origin']);
@@ -89,7 +98,11 @@ describe('forms from browsers that send Origin: null or no Sec-Fetch-Site', () =
     const page = await app.get(`/oauth2/authorize?${new URLSearchParams(params)}`, { session: p.session });
     expect(page.status).toBe(200);
     expect(page.headers.get('referrer-policy')).toBe('same-origin');
-    const back = await app.post('/oauth2/authorize', { session: p.session, headers: { Origin: 'null' }, form: { ...params, csrf_token: csrfOf(page.text), decision: 'allow' } });
+    const back = await app.post('/oauth2/authorize', {
+      session: p.session,
+      headers: { Origin: 'null' },
+      form: { ...params, csrf_token: csrfOf(page.text), decision: 'allow' },
+    });
     expect(back.status).toBe(303);
     expect(locationQuery(back).get('code')).toBeTruthy();
     expect(back.headers.get('referrer-policy')).toBe('no-referrer');
