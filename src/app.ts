@@ -1,7 +1,7 @@
 /**
  * Builds the Koa app: the middleware chain and what is mounted where. A request flows one way:
  * metrics (when METRICS_TOKEN is set) -> request id + client address + log + error mapping ->
- * security headers -> host check (without PUBLIC_URL) -> CORS (preflights answered here) -> v1
+ * security headers -> no-store on API answers -> host check (without PUBLIC_URL) -> CORS (preflights answered here) -> v1
  * deprecation fields -> trailing-slash redirect -> cross-site form refusal -> route template ->
  * health, docs and /metrics -> pages for people ->
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
@@ -19,6 +19,8 @@ import { authenticate } from './http/auth';
 import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit';
 import { createMetrics } from './http/metrics';
 import { apiFor, createBackend, type ApiName, type Backend, type HandlerMap } from './http/backends';
+import { countedByQuota } from './http/documents';
+import { noStoreForApiAnswers } from './http/cache-control';
 import { dispatch, recordRoute } from './http/serve';
 import { withIdempotencyKeys } from './http/idempotency';
 import { HttpError } from './http/errors';
@@ -75,6 +77,7 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   if (metrics) app.use(metrics.observe);
   app.use(requestContext(deps.logger, hops));
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
+  app.use(noStoreForApiAnswers());
   app.use(async (ctx, next) => {
     ctx.state.publicUrl = deps.config.publicUrl;
     await next();
@@ -89,13 +92,14 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
   app.use(outsideApis(webRoutes(deps).routes()));
   const limit = deps.config.rateLimitPerHour;
-  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000, limit }));
+  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => countedByQuota(ctx.path), windowMs: WINDOW_SECONDS * 1000, limit }));
   // The rate limit serves the rest of the chain itself: a request whose first statement finds its
   // remembered credentials changed is served again once they are read in full (http/rate-limit.ts).
   const parseErrors = tokenRequestParseErrors();
   const serve = dispatch(backends);
   const serveApi = (ctx: Koa.Context) => parseErrors(ctx, () => serve(ctx, async () => undefined));
   const limitRequests = rateLimit(createRateLimiter(deps.db, limit), limit, serveApi);
-  app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx) : next()));
+  // The authorisation page is the person's page: served without the API quota (http/documents.ts).
+  app.use(async (ctx, next) => (apiFor(ctx.path) ? (countedByQuota(ctx.path) ? limitRequests(ctx) : serveApi(ctx)) : next()));
   return { app, backends };
 }

@@ -58,6 +58,9 @@ export interface paths {
          *     4. Otherwise the consent page (200) shows the client's name and the scopes asked for in
          *        words, with Allow and Deny buttons that post the consent form to `POST /oauth2/authorize`.
          *        The page cannot be framed by other sites.
+         *
+         *     This is the person's page, not an API call: it never counts against the API request limit,
+         *     and is shown even when the person's hourly API limit is spent.
          */
         get: operations["showAuthorizationPage"];
         put?: never;
@@ -80,7 +83,8 @@ export interface paths {
          *     - A missing or unknown `decision`, an unknown client or an unregistered redirect URI: a 400
          *       error page, never a redirect.
          *     - A form the browser says was sent from another site (`Sec-Fetch-Site: cross-site`, or an
-         *       `Origin` other than this service's): a 403 page, before the token is looked at.
+         *       `Origin` other than this service's and not `null`): a 403 page, before the token is looked at.
+         *     - Like the page, the form never counts against the API request limit.
          *     - No session (the person's session has ended): 303 to `/login?next=<the authorisation page URL
          *       rebuilt from the form's parameters>`, so that the person sees the consent page again after
          *       logging in. A caller that sends an `Authorization` header instead of a session cookie (an
@@ -987,7 +991,6 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["ErrorPage"];
-            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1069,7 +1072,6 @@ export interface operations {
             403: components["responses"]["CrossSiteFormRefused"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

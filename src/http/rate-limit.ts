@@ -6,7 +6,8 @@
  * counted by the handler's first statement (a remembered credential, `limitFirstStatement`); the others are counted
  * here (rate-limiter-flexible, on the same table). Requests without a principal count
  * against the client's address. Every answer carries the X-RateLimit-* headers and the IETF
- * RateLimit / RateLimit-Policy fields; past the limit, 429.
+ * RateLimit / RateLimit-Policy fields; past the limit, 429. The authorisation page is the person's
+ * page and is neither counted nor limited here (`countedByQuota`, ./documents.ts).
  */
 import type Koa from 'koa';
 import type { Knex } from 'knex';

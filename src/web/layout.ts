@@ -1,8 +1,12 @@
 /**
  * The frame of every page: markup, the small stylesheet (inline, allowed by its hash in the CSP),
  * the navigation for a logged-in person, and the headers every page carries: a strict CSP with
- * frame-ancestors 'none', no caching (pages hold anti-forgery tokens and sometimes secrets), no
- * referrer (authorisation URLs carry state and challenges).
+ * frame-ancestors 'none', no caching (pages hold anti-forgery tokens and sometimes secrets), and
+ * `Referrer-Policy: same-origin`: our own pages see the referrer, and browsers post our forms with
+ * our real `Origin` (under `no-referrer` they send `Origin: null`, ./same-origin.ts), while no other
+ * site ever gets a Referer from a page (the consent page's URL carries the app's state and PKCE
+ * challenge). Every other answer keeps helmet's `no-referrer` (app.ts), the consent form's
+ * redirect to the app included, so the request that carries the code to the app has no Referer.
  */
 import crypto from 'node:crypto';
 import type Koa from 'koa';
@@ -95,6 +99,6 @@ export function sendPage(ctx: Koa.Context, options: PageOptions): void {
   ctx.set('Content-Security-Policy', contentSecurityPolicy(options.formTargets));
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.body = renderPage(options);
 }

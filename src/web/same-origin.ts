@@ -4,8 +4,12 @@
  * refused before its token is even looked at. The browser's word is `Sec-Fetch-Site` (anything but
  * `same-origin` or `none`, a person's own navigation, is refused: a sibling subdomain is another
  * origin too) or, from browsers that do not send it, `Origin` (refused unless it is this service's
- * own origin; `null`, sent from sandboxed frames and cross-site redirects, is refused). A client
- * that sends neither (scripts, older browsers) goes on to the token check as before.
+ * own origin). `Origin: null` says nothing either way: browsers send it from sandboxed frames and
+ * cross-site redirects, but also from our own pages under a `no-referrer` policy and from privacy
+ * settings, so it goes on to the token check like a request that sends neither header (scripts,
+ * Safari before 16.4, Firefox before 90). The token alone decides those: a cross-site page can
+ * neither read nor forge it (./csrf.ts). Pages send `Referrer-Policy: same-origin` (./layout.ts),
+ * so browsers post our forms with our real Origin (docs/security.md, "Pages, exports and headers").
  *
  * The API is not covered: its writes need an OAuth2 token in a header, which no cross-site form
  * can send. The token and revocation endpoints are for apps, and answer in their own form.
@@ -35,7 +39,7 @@ export function sentFromAnotherSite(ctx: Koa.Context): boolean {
   const fetchSite = ctx.get('Sec-Fetch-Site').trim().toLowerCase();
   if (fetchSite !== '') return fetchSite !== 'same-origin' && fetchSite !== 'none';
   const origin = ctx.get('Origin').trim();
-  if (origin === '') return false;
+  if (origin === '' || origin === 'null') return false;
   return originOf(origin) !== originOf(publicBaseUrl(ctx));
 }
 

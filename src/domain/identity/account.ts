@@ -13,7 +13,8 @@ import { VALUE_TYPE_DESCRIPTIONS } from '../../db/catalogue-value-types';
 import { listClientsOwnedBy } from '../apps-and-grants/clients';
 import { listConnectedApps } from '../apps-and-grants/connected-apps';
 import { findUserById } from './users';
-import { typedValue, type JsonValue } from '../tracking/values';
+import { typedValue } from '../tracking/values';
+import { csvField } from './csv-field';
 
 /** Values per query. */
 const PAGE = 5000;
@@ -50,18 +51,6 @@ async function* valuePages(db: Knex, userId: number, attributeId?: number): Asyn
     const last = rows[rows.length - 1];
     after = { attributeId: last.attribute_id, date: last.date };
   }
-}
-
-/**
- * One CSV field (RFC 4180). Text a spreadsheet would run as a formula (starting with = + - @, a
- * tab or a carriage return: an app may have written it) gets a leading apostrophe, as OWASP
- * advises for CSV exports; numbers are written as they are.
- */
-function csvField(value: JsonValue | string): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  const guarded = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(guarded) ? `"${guarded.replace(/"/g, '""')}"` : guarded;
 }
 
 export const VALUES_CSV_HEADER = 'date,attribute,label,group,value';
