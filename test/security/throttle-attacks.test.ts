@@ -104,7 +104,7 @@ describe('keeping the owner out with failures from several addresses', () => {
   /** Three attacker addresses take turns, each waiting out the Retry-After it was given, for `rounds` failures. */
   async function attack(username: string, rounds: number): Promise<void> {
     const attackers = [address(), address(), address()];
-    for (let failures = 0; failures < rounds; ) {
+    for (let failures = 0; failures < rounds;) {
       const res = await simpleToken(attackers[failures % 3], username, `guess ${failures}`);
       if (res.status === 429) later(retryAfter(res));
       else {
@@ -156,7 +156,7 @@ describe('keeping the owner out with failures from several addresses', () => {
     expect((await simpleToken({ 'X-Forwarded-For': `2001:db8:ffff:${testNumber}::10` }, user.username, password)).status).toBe(429);
   });
 
-  test('guessing stays as slow as before: from fresh addresses, 24 passwords are checked in the first hour and 14 in the next, as before', async () => {
+  test('guessing stays as slow as before: from fresh addresses, 24 passwords are checked in the first hour and 14 in the next', async () => {
     const { user, password } = await makeUser(app);
     const checked: number[] = [];
     for (let hour = 0; hour < 2; hour += 1) {

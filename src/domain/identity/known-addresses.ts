@@ -22,8 +22,7 @@ export const KNOWN_ADDRESS_LIFETIME_SECONDS = 90 * 24 * 60 * 60;
 /** The 16-bit groups of a valid IPv6 address, all eight (an embedded IPv4 tail counts as two). */
 function ipv6Groups(address: string): number[] {
   const [head, tail] = address.split('%')[0].split('::');
-  const groups = (part: string | undefined) =>
-    part ? part.split(':').flatMap((group) => (group.includes('.') ? [0, 0] : [Number.parseInt(group, 16)])) : [];
+  const groups = (part: string | undefined) => (part ? part.split(':').flatMap((group) => (group.includes('.') ? [0, 0] : [Number.parseInt(group, 16)])) : []);
   const left = groups(head);
   const right = groups(tail);
   return [...left, ...Array<number>(Math.max(0, 8 - left.length - right.length)).fill(0), ...right];
