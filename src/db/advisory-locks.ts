@@ -16,6 +16,12 @@ export const ADVISORY_LOCKS = {
   derivedData: 730_211_802,
   /** Namespace of the per-day transaction locks of value writes (domain/tracking/writes/day-locks.ts). */
   dayLocks: 730_211_803,
+  /** Namespace of the per-account transaction locks of sign-in attempts (domain/identity/throttle-locks.ts). */
+  signInAccount: 730_211_804,
+  /** Namespace of the per-address transaction locks of sign-in attempts (domain/identity/throttle-locks.ts). */
+  signInAddress: 730_211_805,
+  /** Namespace of the per-address transaction locks of sign-up attempts (domain/identity/throttle-locks.ts). */
+  signUpAddress: 730_211_806,
 } as const;
 
 /**

@@ -1,8 +1,9 @@
 /**
- * Sign-in throttling (docs/decisions.md, "Credentials and scopes"), shared by the login form, the
- * simple-token endpoint and account deletion. Failures are rows of `throttle_events`, counted over
- * a 15-minute window by the service's own clock (so every instance sees one count, and tests move
- * the clock instead of waiting). The rules, for a browser or client that is not a trusted device:
+ * Sign-in throttling (docs/decisions.md, "Credentials and scopes"; docs/security.md, "Throttles and
+ * lock-out"), shared by the login form, the simple-token endpoint and account deletion. Failures
+ * are rows of `throttle_events`, counted over a 15-minute window by the service's own clock (so
+ * every instance sees one count, and tests move the clock instead of waiting). The rules, for a
+ * browser or client that is not a trusted device:
  *
  * - one account from one address: the 6th failure in 15 minutes, and every attempt after it in
  *   the window (a correct password too), is refused. Stops one address guessing one password.
@@ -10,19 +11,24 @@
  * - one account across many addresses at once (its failures of the last hour come from three or
  *   more addresses and number more than five): a growing delay after each failure (2, 4, 8 …
  *   seconds, at most 5 minutes), never a hard lock. An hour rather than 15 minutes, so that a
- *   botnet cannot wait for the count to fall and start again with free guesses.
+ *   botnet cannot wait for the count to fall and start again with free guesses. It does not hold
+ *   back a known address (known-addresses.ts: a network the account proved its password from),
+ *   so failures from elsewhere cannot keep the owner's script or a new browser at home out.
  *
  * Nobody can lock another person out: failures from one address hold back only that address, and
  * a trusted device (a browser holding a device cookie from an earlier successful sign-in to the
  * account, or a live session of it) passes all three, limited only by its own failures. A success
  * does not wipe the counts, so knowing one good password does not reset them for another.
  *
- * An attempt is recorded as a failure before its password is checked and forgotten when the
- * password was right, so that parallel guesses see each other (no request can slip through while
- * another's slow password check runs).
+ * Exact under bursts: an attempt takes the locks of its account and address (throttle-locks.ts),
+ * then counts, decides and records itself as a failure, in one transaction, before its password is
+ * checked; the record is forgotten when the password was right. So parallel guesses see each other:
+ * 40 at once from one address check exactly 5 passwords.
  */
 import type { Knex } from 'knex';
 import { accountKey } from './device-cookie';
+import { isKnownAddress, rememberKnownAddress } from './known-addresses';
+import { lockSignInKeys } from './throttle-locks';
 import { authenticateUser, type User } from './users';
 
 export const LOGIN_WINDOW_SECONDS = 15 * 60;
@@ -87,8 +93,15 @@ async function accountDelay(db: Knex, account: string, now: Date): Promise<numbe
   return until > now.getTime() ? secondsUntil(until, now) : 0;
 }
 
-/** Seconds the attempt must wait, or 0 when it may be made now. */
-export async function signInWait(db: Knex, attempt: Omit<SignInAttempt, 'password'>): Promise<number> {
+/** Seconds the account-wide delay holds this attempt back (0 from a known address of the account). */
+async function accountWideWait(db: Knex, account: string, address: string, now: Date): Promise<number> {
+  const failuresSince = new Date(now.getTime() - ACCOUNT_WINDOW_SECONDS * 1000);
+  const known = await isKnownAddress(db, { account, address, now, failuresSince, ownFailuresAllowed: LOGIN_FAILURES_ALLOWED });
+  return known ? 0 : accountDelay(db, account, now);
+}
+
+/** Seconds the attempt must wait, or 0 when it may be made now. Exact only under the attempt's locks (attemptSignIn). */
+async function signInWait(db: Knex, attempt: Omit<SignInAttempt, 'password'>): Promise<number> {
   const { address, trustedDevice, now } = attempt;
   if (trustedDevice !== undefined) {
     const deviceWait = await waitForCount(db, { device_key: trustedDevice }, LOGIN_FAILURES_ALLOWED, now);
@@ -98,7 +111,24 @@ export async function signInWait(db: Knex, attempt: Omit<SignInAttempt, 'passwor
   const account = accountKey(attempt.username);
   const pair = await waitForCount(db, { account_key: account, address }, LOGIN_FAILURES_ALLOWED, now);
   const spraying = await waitForCount(db, { address }, ADDRESS_FAILURES_ALLOWED, now);
-  return Math.max(pair, spraying, await accountDelay(db, account, now));
+  return Math.max(pair, spraying, await accountWideWait(db, account, address, now));
+}
+
+/**
+ * Decides an attempt and, when it may be made, records it as a failure, in one transaction under
+ * the locks of its account and address: the failure's id, or the seconds to wait.
+ */
+async function reserveAttempt(db: Knex, attempt: Omit<SignInAttempt, 'password'>): Promise<{ id: number } | { throttled: number }> {
+  const account = accountKey(attempt.username);
+  return db.transaction(async (trx) => {
+    await lockSignInKeys(trx, account, attempt.address);
+    const wait = await signInWait(trx, attempt);
+    if (wait > 0) return { throttled: wait };
+    const [{ id }] = await trx('throttle_events')
+      .insert({ kind: FAILURE, account_key: account, address: attempt.address, device_key: attempt.trustedDevice ?? null, at: attempt.now })
+      .returning('id');
+    return { id: Number(id) };
+  });
 }
 
 export type SignInResult = { user: User } | { throttled: number } | { wrongCredentials: true };
@@ -108,13 +138,11 @@ export type SignInResult = { user: User } | { throttled: number } | { wrongCrede
  * refused while throttled (even with the right password), otherwise checked, a failure counted.
  */
 export async function attemptSignIn(db: Knex, attempt: SignInAttempt): Promise<SignInResult> {
-  const wait = await signInWait(db, attempt);
-  if (wait > 0) return { throttled: wait };
-  const [{ id }] = await db('throttle_events')
-    .insert({ kind: FAILURE, account_key: accountKey(attempt.username), address: attempt.address, device_key: attempt.trustedDevice ?? null, at: attempt.now })
-    .returning('id');
+  const reserved = await reserveAttempt(db, attempt);
+  if ('throttled' in reserved) return reserved;
   const user = await authenticateUser(db, attempt.username, attempt.password);
   if (!user) return { wrongCredentials: true };
-  await db('throttle_events').where({ id }).delete();
+  await db('throttle_events').where({ id: reserved.id }).delete();
+  await rememberKnownAddress(db, { account: accountKey(attempt.username), address: attempt.address, now: attempt.now });
   return { user };
 }

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import { attemptSignIn } from '../../domain/identity/login-throttle';
-import { admitSignUp } from '../../domain/identity/sign-up-throttle';
+import { admitSignUp, signedUpFrom } from '../../domain/identity/sign-up-throttle';
 import { createUser } from '../../domain/identity/users';
 import { clientAddress } from '../../http/client-address';
 import { HttpError } from '../../http/errors';
@@ -146,6 +146,7 @@ export function accountPages(router: Router, deps: Deps): void {
         const { user } = await createUser(deps.db, { username: values.username, password, timezone: values.timezone }, deps.secretKey);
         await startSession(ctx, deps, user.id);
         rememberDevice(ctx, deps, user.username);
+        await signedUpFrom(deps.db, { username: user.username, address: clientAddress(ctx), now: deps.now() });
       } catch (error) {
         if (isInvalidInput(error)) return signupForm(ctx, deps, { ...values, error: error.detail, status: 400 });
         throw error;

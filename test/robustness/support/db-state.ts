@@ -5,8 +5,11 @@
  */
 import type { Knex } from 'knex';
 
-/** Counters that every request moves by design: the rate limit counts, sign-in failures and sign-up attempts. */
-const SKIPPED_TABLES = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits', 'throttle_events']);
+/**
+ * Counters that every request moves by design: the rate limit counts, sign-in failures and sign-up
+ * attempts, and the networks a sign-in proved the password from (renewed by every success).
+ */
+const SKIPPED_TABLES = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits', 'throttle_events', 'sign_in_known_addresses']);
 /** Columns that record use, not data: a token's "last used" minute, a session's "last seen" minute. */
 const SKIPPED_COLUMNS = new Set(['tokens.last_used_at', 'sessions.last_seen_at']);
 /** The person-keyed tables compared row by row (`PersonState`) instead of in the digest. */
