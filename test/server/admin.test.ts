@@ -124,6 +124,21 @@ test('set-password takes the new password from standard input, ends every sessio
   expect(await app.db('sessions').where({ user_id: user.id })).toEqual([]);
 });
 
+test('set-password --disconnect-apps also ends every app grant and names the apps; without it they keep working', async () => {
+  await admin('create-user', '--username', 'operator_hal', '--password', 'the old password');
+  const client = JSON.parse((await admin('create-client', '--owner', 'operator_hal', '--name', 'Hal sync', '--redirect-uri', 'https://hal.example.org/cb')).stdout);
+  const token = JSON.parse((await admin('issue-token', '--username', 'operator_hal', '--client', client.client_id, '--scope', 'mood_read')).stdout);
+
+  const kept = await adminWithInput('a second password\n', 'set-password', '--username', 'operator_hal');
+  expect(JSON.parse(kept.stdout).apps_disconnected).toEqual([]);
+  expect((await app.get('/api/2/accounts/profile/', { bearer: token.access_token })).status).toBe(200);
+
+  const ended = await adminWithInput('a third password\n', 'set-password', '--username', 'operator_hal', '--disconnect-apps');
+  expect(ended.code).toBe(0);
+  expect(JSON.parse(ended.stdout)).toMatchObject({ simple_token_replaced: true, apps_disconnected: ['Hal sync'] });
+  expect((await app.get('/api/2/accounts/profile/', { bearer: token.access_token })).status).toBe(401);
+});
+
 test('set-password with nothing on standard input generates a password and prints it once', async () => {
   await admin('create-user', '--username', 'operator_gina', '--password', 'the old password');
   const result = await adminWithInput('', 'set-password', '--username', 'operator_gina');
