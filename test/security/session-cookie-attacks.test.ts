@@ -117,7 +117,10 @@ describe('idle timeout', () => {
   test('a session left unused past the idle timeout is refused on the pages and the API', async () => {
     const { user } = await makeUser(app);
     const session = await makeSession(app, user);
-    await app.db('sessions').where({ user_id: user.id }).update({ last_seen_at: new Date(Date.now() - idleMs() - 60_000) });
+    await app
+      .db('sessions')
+      .where({ user_id: user.id })
+      .update({ last_seen_at: new Date(Date.now() - idleMs() - 60_000) });
     expect(await loggedIn({ [PLAIN_COOKIE]: session })).toBe(false);
     expect((await app.get('/api/2/accounts/profile/', { session })).status).toBe(401);
   });

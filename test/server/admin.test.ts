@@ -126,7 +126,9 @@ test('set-password takes the new password from standard input, ends every sessio
 
 test('set-password --disconnect-apps also ends every app grant and names the apps; without it they keep working', async () => {
   await admin('create-user', '--username', 'operator_hal', '--password', 'the old password');
-  const client = JSON.parse((await admin('create-client', '--owner', 'operator_hal', '--name', 'Hal sync', '--redirect-uri', 'https://hal.example.org/cb')).stdout);
+  const client = JSON.parse(
+    (await admin('create-client', '--owner', 'operator_hal', '--name', 'Hal sync', '--redirect-uri', 'https://hal.example.org/cb')).stdout,
+  );
   const token = JSON.parse((await admin('issue-token', '--username', 'operator_hal', '--client', client.client_id, '--scope', 'mood_read')).stdout);
 
   const kept = await adminWithInput('a second password\n', 'set-password', '--username', 'operator_hal');
