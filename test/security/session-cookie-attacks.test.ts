@@ -123,6 +123,10 @@ describe('idle timeout', () => {
       .update({ last_seen_at: new Date(Date.now() - idleMs() - 60_000) });
     expect(await loggedIn({ [PLAIN_COOKIE]: session })).toBe(false);
     expect((await app.get('/api/2/accounts/profile/', { session })).status).toBe(401);
+    // Nor is it listed among the person's sessions any more.
+    const active = await makeSession(app, user);
+    const account = await app.get('/settings/account', { ...PAGE, session: active });
+    expect(account.text.match(/<tr class="session">/g)).toHaveLength(1);
   });
 
   test('a session in use is extended: each use past a minute records it, and it lives on past the idle timeout from its start', async () => {

@@ -135,11 +135,12 @@ export interface SessionSummary {
   lastSeenAt: Date;
 }
 
-/** The person's live sessions, most recently used first. */
-export async function listSessions(db: Knex, userId: number, now: Date): Promise<SessionSummary[]> {
+/** The person's live sessions (neither expired nor idle past `idleMs`), most recently used first. */
+export async function listSessions(db: Knex, userId: number, now: Date, idleMs: number): Promise<SessionSummary[]> {
   const rows: Array<{ id_hash: string; user_agent: string; created_at: Date; last_seen_at: Date }> = await db('sessions')
     .where({ user_id: userId })
     .where('expires_at', '>', now)
+    .where('last_seen_at', '>', new Date(now.getTime() - idleMs))
     .orderBy([
       { column: 'last_seen_at', order: 'desc' },
       { column: 'created_at', order: 'desc' },

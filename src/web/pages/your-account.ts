@@ -71,7 +71,7 @@ interface Problem {
 async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problemOf?: Problem, status = 200, notice?: Html | string): Promise<void> {
   const problem = problemOf?.form === 'delete' ? problemOf.text : undefined;
   const nav = navFor(session, deps.now());
-  const sessions = await listSessions(deps.db, session.userId, deps.now());
+  const sessions = await listSessions(deps.db, session.userId, deps.now(), deps.config.sessionIdleMinutes * 60_000);
   sendPage(ctx, {
     title: 'Your account',
     status,
