@@ -92,7 +92,13 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
   app.use(outsideApis(webRoutes(deps).routes()));
   const limit = deps.config.rateLimitPerHour;
-  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => countedByQuota(ctx.path), windowMs: WINDOW_SECONDS * 1000, limit }));
+  app.use(
+    authenticate(deps.db, deps.now, deps.config.sessionIdleMinutes * 60_000, {
+      counts: (ctx) => countedByQuota(ctx.path),
+      windowMs: WINDOW_SECONDS * 1000,
+      limit,
+    }),
+  );
   // The rate limit serves the rest of the chain itself: a request whose first statement finds its
   // remembered credentials changed is served again once they are read in full (http/rate-limit.ts).
   const parseErrors = tokenRequestParseErrors();

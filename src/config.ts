@@ -49,6 +49,11 @@ export interface Config {
   signUpsPerHour: number;
   /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (300 in the API documents, "Rate limits"; domain/apps-and-grants/quota.ts). */
   rateLimitPerHour: number;
+  /**
+   * SESSION_IDLE_MINUTES: a web session unused this long is refused (the person logs in again);
+   * each use extends it, within the sessions' absolute lifetime of 14 days (domain/identity/sessions.ts).
+   */
+  sessionIdleMinutes: number;
   /** SECRET_KEY: server secret for derived credentials (simple tokens); generated under DATA_DIR in embedded mode. */
   secretKey: string | undefined;
   /** DEMO: 1 to create the demo account with a year of data on the first embedded start. */
@@ -179,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
     signUpsPerHour: integer(env, 'SIGN_UPS_PER_HOUR', 10, 1, 1_000_000),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 300, 1, 100_000_000),
+    sessionIdleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 7 * 24 * 60, 5, 14 * 24 * 60),
     secretKey,
     demo: flag(env, 'DEMO', true),
     logLevel,

@@ -8,8 +8,8 @@
  *                                                                -> {client_id, client_secret}
  *   issue-token   --username U --client ID --scope "s1 s2"        -> the Token response
  *   demo          --username U [--days N] [--seed S] [--attributes N] -> {attributes, values}
- *   set-password  --username U   (the password from standard input; none there: one is generated)
- *                                                                -> {username, sessions_ended[, password]}
+ *   set-password  --username U [--disconnect-apps]   (the password from standard input; none there: one is generated)
+ *                                -> {username, sessions_ended, simple_token_replaced, apps_disconnected[, password]}
  *   add-webhook   --client ID --url URL --events e1,e2          -> {id, secret}   (docs/webhooks.md)
  *   list-webhooks --client ID                                    -> {endpoints: [{id, url, events, enabled, …, last_deliveries}]}
  *   test-webhook  --client ID --endpoint EP                      -> the queued webhook.test delivery {id, event, status, …}
@@ -20,7 +20,8 @@ import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { openDatabase, type OpenDatabase } from '../database';
 import { resolveSecretKey } from '../secret-key';
-import { createUser, findUserByUsername, setPassword } from '../domain/identity/users';
+import { createUser, findUserByUsername } from '../domain/identity/users';
+import { changePassword } from '../domain/identity/password-change';
 import { newSecret } from '../domain/identity/credentials';
 import { createClient, findClientByClientId } from '../domain/apps-and-grants/clients';
 import { issueTokens } from '../domain/apps-and-grants/tokens';
@@ -147,16 +148,24 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
       ...(attributes === undefined ? {} : { attributes }),
     });
   },
-  async 'set-password'(database, flags) {
-    onlyFlags(flags, ['username']);
+  async 'set-password'(database, flags, secretKey) {
+    onlyFlags(flags, ['username', 'disconnect-apps']);
     const user = await userNamed(database, one(flags, 'username', true));
     const given = await passwordFromStdin();
     const password = given ?? newSecret(12);
-    const sessionsEnded = await setPassword(database.db, user.id, password);
+    // As on the account page, but every session ends (none is the operator's) and apps stay
+    // connected unless asked: a forgotten password is no reason to break the person's apps, a
+    // stolen account is (docs/security.md, "A password change ends credentials").
+    const change = await changePassword(database.db, {
+      userId: user.id,
+      password,
+      disconnectApps: one(flags, 'disconnect-apps') !== undefined,
+      secretKey,
+      now: new Date(),
+    });
+    const ended = { sessions_ended: change.sessionsEnded, simple_token_replaced: true, apps_disconnected: change.appsDisconnected };
     // A generated password is printed this once (the operator passes it on); a given one never is.
-    return given === undefined
-      ? { username: user.username, sessions_ended: sessionsEnded, password }
-      : { username: user.username, sessions_ended: sessionsEnded };
+    return given === undefined ? { username: user.username, ...ended, password } : { username: user.username, ...ended };
   },
   async 'add-webhook'(database, flags) {
     onlyFlags(flags, ['client', 'url', 'events']);

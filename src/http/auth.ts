@@ -17,7 +17,8 @@ import { guardedDatabase, poolDatabase, type RequestDatabase } from '../db/datab
 import type { FirstStatementCheck } from './request-state';
 import { apiFor } from './documents';
 import { credentialCheckOf } from './credential-checks';
-import { findSessionUser, findSessionUserAndCount, SESSION_COOKIE } from '../domain/identity/sessions';
+import { findSessionUser, findSessionUserAndCount } from '../domain/identity/sessions';
+import { readSessionCookie } from './session-cookie';
 import { READ_SCOPES } from '../domain/apps-and-grants/scopes';
 import { hashCredential } from '../domain/identity/credentials';
 import type { OAuthClient } from '../domain/apps-and-grants/clients';
@@ -78,6 +79,7 @@ async function resolve(
   quota: QuotaWindow | undefined,
   recent: RecentCredentials,
   use: RememberedUse,
+  sessionIdleMs: number,
 ): Promise<Resolved> {
   const header = ctx.get('Authorization');
   if (header) {
@@ -108,9 +110,12 @@ async function resolve(
     if (scheme === 'basic' && takesAppCredentials(ctx)) return authenticateApp(db, header.trim());
     return { problem: unauthorized('Unsupported authorization scheme: use "Bearer <access token>" or "Token <simple token>".', `Bearer ${REALM}`) };
   }
-  const sessionId = ctx.cookies.get(SESSION_COOKIE);
-  if (sessionId) {
-    const { session, count } = quota ? await findSessionUserAndCount(db, sessionId, now, quota) : { session: await findSessionUser(db, sessionId, now) };
+  const cookie = readSessionCookie(ctx);
+  if (cookie) {
+    const check = { idleMs: sessionIdleMs, legacyCookie: cookie.legacy };
+    const { session, count } = quota
+      ? await findSessionUserAndCount(db, cookie.id, now, check, quota)
+      : { session: await findSessionUser(db, cookie.id, now, check) };
     if (session) {
       return {
         count,
@@ -160,14 +165,15 @@ export function firstStatementCheckOf(ctx: Koa.Context): FirstStatementCheck | u
   return ctx.state.firstStatementCheck;
 }
 
-export function authenticate(db: Knex, now: () => Date, counted?: CountedRequests): Koa.Middleware {
+/** `sessionIdleMs`: SESSION_IDLE_MINUTES, in milliseconds (a session unused longer is refused). */
+export function authenticate(db: Knex, now: () => Date, sessionIdleMs: number, counted?: CountedRequests): Koa.Middleware {
   // The credentials seen in the last minute, each rechecked by its request's statement.
   const recent = new RecentCredentials();
   const pool = poolDatabase(db);
   return async (ctx, next) => {
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
     const use = quota && checkedByFirstStatement(ctx) ? 'defer' : 'recheck';
-    const resolved = await resolve(ctx, db, now(), quota, recent, use);
+    const resolved = await resolve(ctx, db, now(), quota, recent, use, sessionIdleMs);
     if (resolved.remembered && quota && counted) {
       const recheck = new CredentialsRecheck(resolved.remembered, quota, counted.limit);
       record(ctx, resolved, guardedDatabase(db, recheck));
@@ -176,7 +182,7 @@ export function authenticate(db: Knex, now: () => Date, counted?: CountedRequest
         // When the check finds the credential's rows changed: read the credentials again in full.
         reauthenticate: async () => {
           ctx.state.firstStatementCheck = undefined;
-          record(ctx, await resolve(ctx, db, now(), quota, recent, 'ignore'), pool);
+          record(ctx, await resolve(ctx, db, now(), quota, recent, 'ignore', sessionIdleMs), pool);
         },
       };
     } else {

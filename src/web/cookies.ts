@@ -5,11 +5,7 @@
  * a TLS-terminating proxy that is not trusted for X-Forwarded-Proto.
  */
 import type Koa from 'koa';
-
-function servedOverHttps(ctx: Koa.Context): boolean {
-  const publicUrl = ctx.state.publicUrl;
-  return ctx.secure || Boolean(publicUrl?.startsWith('https:'));
-}
+import { servedOverHttps } from '../http/session-cookie';
 
 export function setCookie(ctx: Koa.Context, name: string, value: string, options: { maxAgeSeconds: number }): void {
   const parts = [`${name}=${value}`, 'Path=/', `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly', 'SameSite=Lax'];

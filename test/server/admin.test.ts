@@ -110,17 +110,35 @@ async function signsIn(username: string, password: string): Promise<boolean> {
   return (await app.post('/api/1/auth/simple-token/', { form: { username, password } })).status === 200;
 }
 
-test('set-password takes the new password from standard input, ends every session, and never prints it', async () => {
+test('set-password takes the new password from standard input, ends every session, replaces the simple token, and never prints it', async () => {
   const user = JSON.parse((await admin('create-user', '--username', 'operator_frank', '--password', 'the old password')).stdout);
   await app.db('sessions').insert({ user_id: user.id, id_hash: 'frank-session-hash', csrf_secret: 'x', expires_at: new Date(Date.now() + 3_600_000) });
 
   const result = await adminWithInput('the new password\n', 'set-password', '--username', 'operator_frank');
   expect(result.code).toBe(0);
-  expect(JSON.parse(result.stdout)).toEqual({ username: 'operator_frank', sessions_ended: 1 });
+  expect(JSON.parse(result.stdout)).toEqual({ username: 'operator_frank', sessions_ended: 1, simple_token_replaced: true, apps_disconnected: [] });
+  expect((await app.get('/api/2/accounts/profile/', { headers: { Authorization: `Token ${user.simple_token}` } })).status).toBe(401);
   expect(result.stdout + result.stderr).not.toContain('the new password');
   expect(await signsIn('operator_frank', 'the new password')).toBe(true);
   expect(await signsIn('operator_frank', 'the old password')).toBe(false);
   expect(await app.db('sessions').where({ user_id: user.id })).toEqual([]);
+});
+
+test('set-password --disconnect-apps also ends every app grant and names the apps; without it they keep working', async () => {
+  await admin('create-user', '--username', 'operator_hal', '--password', 'the old password');
+  const client = JSON.parse(
+    (await admin('create-client', '--owner', 'operator_hal', '--name', 'Hal sync', '--redirect-uri', 'https://hal.example.org/cb')).stdout,
+  );
+  const token = JSON.parse((await admin('issue-token', '--username', 'operator_hal', '--client', client.client_id, '--scope', 'mood_read')).stdout);
+
+  const kept = await adminWithInput('a second password\n', 'set-password', '--username', 'operator_hal');
+  expect(JSON.parse(kept.stdout).apps_disconnected).toEqual([]);
+  expect((await app.get('/api/2/accounts/profile/', { bearer: token.access_token })).status).toBe(200);
+
+  const ended = await adminWithInput('a third password\n', 'set-password', '--username', 'operator_hal', '--disconnect-apps');
+  expect(ended.code).toBe(0);
+  expect(JSON.parse(ended.stdout)).toMatchObject({ simple_token_replaced: true, apps_disconnected: ['Hal sync'] });
+  expect((await app.get('/api/2/accounts/profile/', { bearer: token.access_token })).status).toBe(401);
 });
 
 test('set-password with nothing on standard input generates a password and prints it once', async () => {
@@ -128,7 +146,13 @@ test('set-password with nothing on standard input generates a password and print
   const result = await adminWithInput('', 'set-password', '--username', 'operator_gina');
   expect(result.code).toBe(0);
   const printed = JSON.parse(result.stdout) as { password: string; sessions_ended: number };
-  expect(printed).toEqual({ username: 'operator_gina', sessions_ended: 0, password: expect.stringMatching(/^[\w-]{16}$/) });
+  expect(printed).toEqual({
+    username: 'operator_gina',
+    sessions_ended: 0,
+    simple_token_replaced: true,
+    apps_disconnected: [],
+    password: expect.stringMatching(/^[\w-]{16}$/),
+  });
   expect(await signsIn('operator_gina', printed.password)).toBe(true);
 });
 

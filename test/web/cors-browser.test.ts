@@ -13,7 +13,7 @@ import { ensureChromium, launchBrowser, type Browser } from '../support/chromium
 import { makeSession, makeUser } from '../support/fixtures';
 import { registerApp } from '../support/web';
 import { addAttributes, addValues } from '../support/seed';
-import { SESSION_COOKIE } from '../../src/domain/identity/sessions';
+import { SESSION_COOKIE } from '../../src/http/session-cookie';
 import { localDate } from '../../src/domain/time';
 
 jest.setTimeout(120_000);

@@ -50,7 +50,7 @@ describe('sign up', () => {
 
   test('behind HTTPS the session cookie is Secure', async () => {
     const res = await signUp(newName(), 'a long enough password', {}, { 'X-Forwarded-Proto': 'https' });
-    expect(setCookieLine(res, 'daybook_session')).toMatch(/; Secure/);
+    expect(setCookieLine(res, '__Host-daybook_session')).toMatch(/; Secure/);
   });
 
   test('a taken user name, a short password or two different passwords re-show the form with the problem (400)', async () => {

@@ -15,6 +15,7 @@ import * as webhooks from './20261124010001_webhooks';
 import * as idempotencyKeys from './20261126170001_idempotency_keys';
 import * as webhookDeliveryStats from './20261126171001_webhook_delivery_stats';
 import * as knownAddresses from './20261126180001_known_addresses';
+import * as sessionHostCookie from './20261126181001_session_host_cookie';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261126170001_idempotency_keys', ...idempotencyKeys },
   { name: '20261126171001_webhook_delivery_stats', ...webhookDeliveryStats },
   { name: '20261126180001_known_addresses', ...knownAddresses },
+  { name: '20261126181001_session_host_cookie', ...sessionHostCookie },
 ];

@@ -50,6 +50,22 @@ export async function listConnectedApps(db: Knex, userId: number, now: Date): Pr
     .sort((a, b) => (b.lastUsedAt?.getTime() ?? 0) - (a.lastUsedAt?.getTime() ?? 0) || b.connectedAt.getTime() - a.connectedAt.getTime());
 }
 
+/**
+ * Disconnects every app of the person at once (their password changed and they chose to), the way
+ * `disconnectApp` does one: in the caller's transaction, every token revoked, every code not yet
+ * exchanged discarded, `grant.revoked` recorded for each app that was connected. Codes go first and
+ * the token rows are locked before the update, so an exchange or a refresh running now finishes
+ * first and the pair it made is revoked too (as in revocation.ts). Answers the apps' names.
+ */
+export async function disconnectEveryApp(trx: Knex.Transaction, userId: number, now: Date): Promise<string[]> {
+  await trx('authorisation_codes').where({ user_id: userId }).whereNull('used_at').delete();
+  await trx('tokens').where({ user_id: userId }).whereNull('revoked_at').forUpdate().select('id');
+  const apps = await listConnectedApps(trx, userId, now);
+  await trx('tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: now });
+  for (const app of apps) await recordGrantRevoked(trx, userId, app.clientPk);
+  return apps.map((app) => app.name);
+}
+
 /** Disconnects an app from the person: every token it holds for them stops working at once. */
 export async function disconnectApp(db: Knex, userId: number, clientId: string, now: Date): Promise<boolean> {
   const client = await db('oauth_clients').where({ client_id: clientId }).first('id');

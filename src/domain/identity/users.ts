@@ -111,25 +111,6 @@ export async function createUser(
   return { user, simpleToken };
 }
 
-/**
- * Gives the person a new password and ends their sessions but `keepSessionHash` (the one changing
- * it, if any): whoever knew the old password or held a session with it is out. Returns how many ended.
- */
-export async function setPassword(db: Knex, userId: number, password: string, keepSessionHash?: string): Promise<number> {
-  validatePassword(password);
-  const passwordHash = await hashPassword(password);
-  return db.transaction(async (trx) => {
-    await trx('users').where({ id: userId }).update({ password_hash: passwordHash });
-    const ended: number = await trx('sessions')
-      .where({ user_id: userId })
-      .modify((query) => {
-        if (keepSessionHash !== undefined) query.whereNot({ id_hash: keepSessionHash });
-      })
-      .delete();
-    return ended;
-  });
-}
-
 /** Records the hash of the user's current simple token and returns the token. */
 async function storeSimpleToken(db: Knex, user: Pick<User, 'id' | 'simple_token_version'>, secretKey: string): Promise<string> {
   const token = simpleTokenFor(user.id, user.simple_token_version, secretKey);

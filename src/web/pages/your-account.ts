@@ -1,7 +1,8 @@
 /**
  * Your account: where you are logged in (end any session, or all but this one), change your
- * password (the old one required and throttled like the login form; every other session ends, so
- * whoever learnt the old one is out), download a copy
+ * password (the old one required and throttled like the login form; every other session ends and
+ * the simple token is replaced, and with the box ticked every connected app is disconnected, so
+ * whoever learnt the old one is out: domain/identity/password-change.ts), download a copy
  * of everything (values as CSV, everything as JSON; both streamed, domain/identity/account.ts), and delete
  * the account for good. Deleting asks for the password (throttled
  * like the login form) and the user name typed out, so neither a stolen open session nor a slip
@@ -16,7 +17,8 @@ import { attemptSignIn } from '../../domain/identity/login-throttle';
 import { clientAddress } from '../../http/client-address';
 import { endOtherSessions, endSessionOf, listSessions, type Session, type SessionSummary } from '../../domain/identity/sessions';
 import { localDate } from '../../domain/time';
-import { setPassword, validatePassword } from '../../domain/identity/users';
+import { validatePassword } from '../../domain/identity/users';
+import { changePassword, type PasswordChange } from '../../domain/identity/password-change';
 import { isInvalidInput } from '../../domain/errors';
 import { field } from '../forms';
 import { html, type Html } from '../html';
@@ -48,13 +50,14 @@ function passwordCard(csrf: string, problem?: string): Html {
 <input type="hidden" name="csrf_token" value="${csrf}">
 <h2>Change your password</h2>
 ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
-<p>Every other browser logged in to your account is logged out; this one stays logged in.</p>
+<p>Every other browser logged in to your account is logged out; this one stays logged in. Your simple token is replaced by a new one.</p>
 <label for="current_password">Your current password</label>
 <input type="password" id="current_password" name="current_password" autocomplete="current-password" required>
 <label for="new_password">New password (8 characters or more)</label>
 <input type="password" id="new_password" name="new_password" autocomplete="new-password" minlength="8" required>
 <label for="repeat_password">New password again</label>
 <input type="password" id="repeat_password" name="repeat_password" autocomplete="new-password" minlength="8" required>
+<label class="check"><input type="checkbox" name="disconnect_apps" value="1" checked> Also disconnect every app I have connected (they must be authorised again)</label>
 <div class="actions"><button type="submit">Change password</button></div>
 </form>`;
 }
@@ -65,10 +68,10 @@ interface Problem {
   text: string;
 }
 
-async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problemOf?: Problem, status = 200, notice?: string): Promise<void> {
+async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problemOf?: Problem, status = 200, notice?: Html | string): Promise<void> {
   const problem = problemOf?.form === 'delete' ? problemOf.text : undefined;
   const nav = navFor(session, deps.now());
-  const sessions = await listSessions(deps.db, session.userId, deps.now());
+  const sessions = await listSessions(deps.db, session.userId, deps.now(), deps.config.sessionIdleMinutes * 60_000);
   sendPage(ctx, {
     title: 'Your account',
     status,
@@ -136,12 +139,22 @@ async function refuseCurrentPassword(
   return undefined;
 }
 
-/** The notice after a redirect: sessions logged out, and whether the password was changed. */
+function loggedOut(ended: number): string {
+  return ended > 0 ? `Logged out ${ended} other session${ended === 1 ? '' : 's'}.` : '';
+}
+
+/** The notice after a redirect: sessions logged out. */
 function noticeOf(query: Koa.Context['query']): string | undefined {
   const ended = Number(query.ended);
-  const loggedOut = Number.isInteger(ended) && ended > 0 ? `Logged out ${ended} other session${ended === 1 ? '' : 's'}.` : '';
-  const changed = query.password === 'changed' ? 'Your password has been changed.' : '';
-  return [changed, loggedOut].filter(Boolean).join(' ') || undefined;
+  return (Number.isInteger(ended) && loggedOut(ended)) || undefined;
+}
+
+/** What a password change ended, said on the page that answers it. */
+function passwordChangedNotice(change: PasswordChange): Html {
+  const apps = change.appsDisconnected;
+  return html`Your password has been changed. ${loggedOut(change.sessionsEnded) || 'No other session was logged in.'}
+Your simple token has been replaced: the old one no longer works; get the new one on the <a href="/settings/simple-token">Simple token</a> page.
+${apps.length > 0 ? `Disconnected ${apps.length} app${apps.length === 1 ? '' : 's'}: ${apps.join(', ')}.` : 'No app was disconnected.'}`;
 }
 
 export function yourAccountPages(router: Router, deps: Deps): void {
@@ -168,9 +181,16 @@ export function yourAccountPages(router: Router, deps: Deps): void {
       }
       const refused = await refuseCurrentPassword(ctx, deps, session, field(form, 'current_password'), 'Your current password is incorrect.');
       if (refused) return refuse(refused.text, refused.status);
-      const ended = await setPassword(deps.db, session.userId, newPassword, session.idHash);
-      ctx.status = 303;
-      ctx.redirect(`/settings/account?password=changed&ended=${ended}`);
+      const change = await changePassword(deps.db, {
+        userId: session.userId,
+        password: newPassword,
+        keepSessionHash: session.idHash,
+        disconnectApps: field(form, 'disconnect_apps') !== '',
+        secretKey: deps.secretKey,
+        now: deps.now(),
+      });
+      // Answered here rather than redirected: the names of the apps ended are for this answer only.
+      await accountPage(ctx, deps, session, undefined, 200, passwordChangedNotice(change));
     }),
   );
 
