@@ -16,7 +16,6 @@ import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rename
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addCodeSamples } from './code-samples.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -39,8 +38,12 @@ function run(tool, args) {
   }
 }
 
-/** Bundles each document and generates its types under `out`. */
-function build(out) {
+/**
+ * Bundles each document and generates its types under `out`. The code samples' libraries (and the
+ * client package's sample writer) are loaded here only: `--docs`, which a start runs, needs none of them.
+ */
+async function build(out) {
+  const { addCodeSamples } = await import('./code-samples.mjs');
   mkdirSync(join(out, 'openapi'), { recursive: true });
   mkdirSync(join(out, 'types'), { recursive: true });
   for (const api of APIS) {
@@ -77,10 +80,10 @@ function staleClientTypes(out) {
     .map((name) => `client/src/generated/${name}`);
 }
 
-function check() {
+async function check() {
   const tmp = mkdtempSync(join(tmpdir(), 'daybook-generated-'));
   try {
-    build(tmp);
+    await build(tmp);
     const committed = join(root, 'generated');
     const names = new Set([...listFiles(tmp), ...listFiles(committed).filter((f) => /^(openapi|types)\//.test(f))]);
     const stale = [...names].filter((name) => {
@@ -117,10 +120,10 @@ function docs() {
 }
 
 const mode = process.argv[2];
-if (mode === '--check') check();
+if (mode === '--check') await check();
 else if (mode === '--docs') docs();
 else if (mode === undefined) {
-  build(join(root, 'generated'));
+  await build(join(root, 'generated'));
   copyClientTypes();
 } else {
   process.stderr.write(`Unknown option ${mode}; use --check or --docs.\n`);

