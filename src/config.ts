@@ -200,7 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryDelaySeconds: integer(env, 'WEBHOOK_RETRY_DELAY_SECONDS', DEFAULT_WEBHOOK_SETTINGS.retryDelaySeconds, 1, 3600),
       timeoutMs: webhookTimeoutMs,
       expireSeconds: integer(env, 'WEBHOOK_EXPIRE_SECONDS', DEFAULT_WEBHOOK_SETTINGS.expireSeconds, 2, 3600),
-      allowLoopback: (env.NODE_ENV || 'development') !== 'production',
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     },
   };
 }

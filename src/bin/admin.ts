@@ -174,7 +174,7 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
       .split(',')
       .map((e) => e.trim())
       .filter(Boolean);
-    const endpoint = await createEndpoint(database.db, client.id, { url: one(flags, 'url', true), events }, loadConfig().webhooks.allowLoopback);
+    const endpoint = await createEndpoint(database.db, client.id, { url: one(flags, 'url', true), events }, loadConfig().webhooks.allowPrivate);
     return { id: endpoint.public_id, secret: endpoint.secret };
   },
   async 'list-webhooks'(database, flags) {

@@ -12,9 +12,13 @@ import { StartRefused, lockDataFolder } from './folder-lock';
 import { clusterUser, postgresPrograms } from './pg-programs';
 import { clusterFolder } from './cluster-folder';
 import { initCluster, startPostmaster, type Postmaster } from './pg-process';
+import { ensureServiceDatabase, servicePassword } from './service-role';
 
 export interface EmbeddedDatabase {
-  /** Connection URL of the database (created if missing). */
+  /**
+   * Connection URL of the database (created if missing), as the service role that owns it and is
+   * no superuser (service-role.ts); the maintenance database `postgres` only has the superuser's.
+   */
   url: string;
   /** URL of the cluster's maintenance database `postgres`, for CREATE DATABASE and the like. */
   adminUrl: string;
@@ -84,19 +88,23 @@ async function stopLeftoverPostmaster(dir: string): Promise<void> {
   }
 }
 
-async function ensureDatabase(adminUrl: string, database: string, dir: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
+/** The maintenance database: the test clusters clone their databases from it as the superuser. */
+const MAINTENANCE_DATABASE = 'postgres';
+
+/**
+ * Makes sure the database exists, owned by the service role, and answers the URL to connect as
+ * that role (the superuser's URL for the maintenance database).
+ */
+async function ensureDatabase(urls: { adminUrl: string; url: string }, database: string, asked: string, dir: string): Promise<string> {
+  const client = new pg.Client({ connectionString: urls.adminUrl });
   try {
     await client.connect();
   } catch (error) {
     throw new StartRefused(`the embedded PostgreSQL in ${dir} refused Daybook's connection: ${(error as Error).message}.`);
   }
-  try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
-  } finally {
-    await client.end();
-  }
+  await client.end();
+  if (database === MAINTENANCE_DATABASE) return urls.url;
+  return ensureServiceDatabase(urls.adminUrl, database, servicePassword(asked));
 }
 
 /** Initialises the cluster if needed, starts it on loopback and creates the database. */
@@ -110,19 +118,20 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (options.reuseRunning) {
     const dir = clusterFolder(asked, who, { create: false });
     if (runningPostmaster(dir) !== undefined) {
-      await ensureDatabase(urls.adminUrl, options.database, dir);
-      return { ...urls, dir, stop: async () => undefined };
+      const url = await ensureDatabase(urls, options.database, asked, dir);
+      return { adminUrl: urls.adminUrl, url, dir, stop: async () => undefined };
     }
   }
   // Held until stop(): a second start on this folder refuses here, before it touches the cluster.
   const lock = lockDataFolder(asked);
   let postmaster: Postmaster | undefined;
   let dir: string;
+  let url: string;
   try {
     const programs = postgresPrograms(who); // before any folder is made for a cluster that cannot run
     dir = clusterFolder(asked, who, { create: true });
     postmaster = await startCluster(programs, dir, password, options);
-    await ensureDatabase(urls.adminUrl, options.database, dir);
+    url = await ensureDatabase(urls, options.database, asked, dir);
   } catch (error) {
     await postmaster?.stop().catch(() => undefined); // never leave a PostgreSQL behind a failed start
     lock.release();
@@ -130,7 +139,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
   const started = postmaster;
   return {
-    ...urls,
+    adminUrl: urls.adminUrl,
+    url,
     dir,
     stop: async () => {
       await started.stop();

@@ -93,7 +93,7 @@ export async function startWebhookJobs(options: WebhookJobsOptions): Promise<Web
     }
     const at = now();
     const headers = signedHeaders(signingSecrets(endpoint, at), delivery.message_id, Math.floor(at.getTime() / 1000), delivery.body);
-    const attempt = await postWebhook(endpoint.url, headers, delivery.body, { timeoutMs: settings.timeoutMs, allowLoopback: settings.allowLoopback });
+    const attempt = await postWebhook(endpoint.url, headers, delivery.body, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
     // Retried for 24 hours (docs/webhooks.md): the first failure after that, or the last retry, is final.
     const final = job.retryCount >= job.retryLimit || at.getTime() - new Date(delivery.created_at).getTime() >= RETRY_FOR_MS;
     const { disabled } = await recordAttempt(db, delivery, endpoint, attempt, at, final);
@@ -102,7 +102,8 @@ export async function startWebhookJobs(options: WebhookJobsOptions): Promise<Web
       logger.debug(summary, 'webhook delivered');
       return summary;
     }
-    logger.info({ ...summary, retry: job.retryCount, disabled }, 'webhook delivery failed');
+    // The socket's own words (`detail`) only here: the owner reads the fixed vocabulary (docs/security.md).
+    logger.info({ ...summary, detail: attempt.detail, retry: job.retryCount, disabled }, 'webhook delivery failed');
     if (final || disabled) return summary;
     throw new Error(`webhook delivery ${delivery.message_id} failed: ${summary.outcome}`);
   }

@@ -7,7 +7,7 @@
  * RFC 9700 section 2.1.1). A code is only as good as the app's registration at the exchange: if
  * its owner has since removed the code's redirect URI, or a scope the code grants, it is refused.
  */
-import type { OAuthClient } from '../domain/apps-and-grants/clients';
+import { isRegisteredRedirectUri, type OAuthClient } from '../domain/apps-and-grants/clients';
 import type { CodeProblem, StoredCode } from '../domain/apps-and-grants/grants';
 import { redeemAuthorisationCode } from '../domain/apps-and-grants/grants';
 import { scopesBeyond } from '../domain/apps-and-grants/scopes';
@@ -36,7 +36,7 @@ const PROBLEMS: Record<CodeProblem, string> = {
 
 /** Has the app's owner changed the registration since the code was issued, so that it no longer covers the code? */
 function registrationProblem(client: OAuthClient, row: StoredCode): CodeProblem | undefined {
-  if (!client.redirect_uris.includes(row.redirect_uri)) return 'redirect_uri_unregistered';
+  if (!isRegisteredRedirectUri(client.redirect_uris, row.redirect_uri)) return 'redirect_uri_unregistered';
   if (scopesBeyond(row.scopes, client.allowed_scopes).length > 0) return 'scope_no_longer_allowed';
   return undefined;
 }

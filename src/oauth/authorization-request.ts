@@ -8,7 +8,7 @@
  *    to the redirect_uri with error, error_description and state.
  */
 import type { Deps } from '../deps';
-import { findClientByClientId, type OAuthClient } from '../domain/apps-and-grants/clients';
+import { findClientByClientId, isRegisteredRedirectUri, type OAuthClient } from '../domain/apps-and-grants/clients';
 import { parseScopes, scopesBeyond } from '../domain/apps-and-grants/scopes';
 import { authorizeErrorUrl, type AuthorizeErrorCode } from './oauth-error';
 import { listWords, readParams, type RawParams } from './params';
@@ -54,7 +54,7 @@ function checkRedirectUri(client: OAuthClient, params: Params, malformed: string
   if (malformed.includes('redirect_uri')) throw new ErrorPage('The redirect_uri parameter was sent more than once.');
   const uri = params.redirect_uri;
   if (!uri) throw new ErrorPage(`The redirect_uri parameter is missing: ${client.name} must say where to send you back.`);
-  if (!client.redirect_uris.includes(uri)) throw new ErrorPage(`The redirect URI ${uri} is not registered for ${client.name}.`);
+  if (!isRegisteredRedirectUri(client.redirect_uris, uri)) throw new ErrorPage(`The redirect URI ${uri} is not registered for ${client.name}.`);
   return uri;
 }
 

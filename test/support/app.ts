@@ -123,6 +123,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     RATE_LIMIT_PER_HOUR: '100000',
     LOG_LEVEL: 'silent',
     WORKERS: '0',
+    // The test receivers (webhook-receiver.ts) listen on loopback; test/security/webhook-port-scan.test.ts turns it off.
+    WEBHOOK_ALLOW_PRIVATE_URLS: '1',
     ...env,
   });
   const db = createKnex(config.databaseUrl!, { pool: { min: 0, max: 10 } });

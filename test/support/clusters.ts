@@ -60,6 +60,7 @@ function removeCluster(dir: string): void {
     fs.rmSync(path.resolve(path.dirname(dir), fs.readlinkSync(dir)), { recursive: true, force: true });
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(`${dir}.password`, { force: true });
+  fs.rmSync(`${dir}.service-password`, { force: true });
   fs.rmSync(`${dir}.lock`, { force: true });
 }
 

@@ -19,7 +19,7 @@ afterAll(async () => {
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_URLS: '1' },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -50,9 +50,9 @@ test('add-webhook refuses an unknown client, an unknown event and an internal ad
   const unknownEvent = await admin('add-webhook', '--client', client.client_id, '--url', 'http://127.0.0.1:9/h', '--events', 'values.exploded');
   expect(unknownEvent.code).toBe(2);
   expect(unknownEvent.stderr).toMatch(/Unknown event type values.exploded/);
-  const internal = await admin('add-webhook', '--client', client.client_id, '--url', 'https://10.0.0.8/h', '--events', 'values.updated');
+  const internal = await admin('add-webhook', '--client', client.client_id, '--url', 'https://169.254.169.254/h', '--events', 'values.updated');
   expect(internal.code).toBe(2);
-  expect(internal.stderr).toMatch(/private/);
+  expect(internal.stderr).toMatch(/link-local/);
   expect(await app.db('webhook_endpoints').where({ client_pk: client.id })).toEqual([]);
 });
 

@@ -78,32 +78,30 @@ test('bad input is 400 with a detail and creates nothing', async () => {
   expect(await count()).toBe(0);
 });
 
-test('URLs that are or resolve to private, link-local or reserved addresses are refused', async () => {
-  for (const url of [
-    'https://10.1.2.3/hooks',
-    'https://169.254.169.254/latest/meta-data/',
-    'https://192.168.1.1/',
-    'https://[fd00::1]/',
-    'https://[::ffff:10.0.0.1]/',
-    'https://0.0.0.0/',
-  ]) {
+test('URLs that are or resolve to link-local or reserved addresses are refused, and private ones without WEBHOOK_ALLOW_PRIVATE_URLS', async () => {
+  // This app has WEBHOOK_ALLOW_PRIVATE_URLS=1 (test/support/app.ts): link-local and reserved stay refused.
+  for (const url of ['https://169.254.169.254/latest/meta-data/', 'https://[::ffff:169.254.169.254]/', 'https://[fe80::1]/', 'https://0.0.0.0/']) {
     const res = await app.post('/api/2/webhooks/', { headers: auth, json: { url, events: ['values.updated'] } });
     expect({ url, status: res.status }).toEqual({ url, status: 400 });
   }
   expect(await count()).toBe(0);
+  for (const url of ['https://10.1.2.3/hooks', 'https://192.168.1.1/', 'https://[fd00::1]/', 'https://[::ffff:10.0.0.1]/', 'https://100.64.0.1/']) {
+    expect({ url, problem: await endpointUrlProblem(url, false) }).toEqual({ url, problem: expect.stringMatching(/private/) });
+    expect(await endpointUrlProblem(url, true)).toBeUndefined();
+  }
   // A name is judged by what it resolves to: localhost is loopback.
   expect(await endpointUrlProblem('https://localhost/hooks', false)).toMatch(/loopback/);
   expect(await endpointUrlProblem('https://localhost/hooks', true)).toBeUndefined();
 });
 
-test('loopback is refused in production and allowed otherwise; public addresses are allowed', () => {
+test('loopback is refused without WEBHOOK_ALLOW_PRIVATE_URLS and allowed with it; public addresses are allowed', () => {
   expect(urlProblem('http://127.0.0.1:8080/hooks', false)).toMatch(/loopback/);
   expect(urlProblem('http://[::1]:8080/hooks', false)).toMatch(/loopback/);
   expect(urlProblem('http://127.0.0.1:8080/hooks', true)).toBeUndefined();
   expect(addressProblem('::ffff:127.0.0.1', false)).toMatch(/loopback/);
   expect(addressProblem('93.184.215.14', false)).toBeUndefined();
   expect(addressProblem('2606:2800:21f:cb07:6820:80da:af6b:8b2c', false)).toBeUndefined();
-  expect(addressProblem('100.64.0.1', true)).toMatch(/private/);
+  expect(addressProblem('169.254.1.1', true)).toMatch(/link-local/);
 });
 
 test("the endpoints need the app's client credentials: none, wrong ones, a person's token or a public client are 401", async () => {

@@ -11,6 +11,7 @@ import { startReceiver, waitUntil, type Receiver } from '../support/webhook-rece
 import { startJobs, type Jobs } from '../../src/jobs/queues';
 
 const WEBHOOK_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_URLS: '1', // the receiver listens on loopback
   WEBHOOK_COALESCE_MS: '100',
   WEBHOOK_POLL_MS: '100',
   WEBHOOK_RETRY_DELAY_SECONDS: '1',

@@ -44,7 +44,7 @@ export interface paths {
          *     here needs an API credential; the person's Daybook web session decides what happens.
          *
          *     1. An unknown or missing `client_id`, or a `redirect_uri` that is missing or not exactly one
-         *        of the client's registered redirect URIs, shows a 400 error page. These errors **never**
+         *        of the client's registered redirect URIs (a loopback one on any port), shows a 400 error page. These errors **never**
          *        redirect, so that Daybook cannot be used to send people to an unchecked address.
          *     2. With a valid client and redirect URI, every other problem redirects (303) to the
          *        `redirect_uri` with `error`, `error_description`, the `state` that was sent
@@ -117,7 +117,7 @@ export interface paths {
          *     `WWW-Authenticate: Basic` when they came by HTTP Basic.
          *
          *     **`grant_type=authorization_code`**: `code`, `redirect_uri` (exactly as in the authorisation
-         *     request), `client_id`, `client_secret` (confidential clients), `code_verifier` (when the
+         *     request, a loopback URI's port included), `client_id`, `client_secret` (confidential clients), `code_verifier` (when the
          *     authorisation request carried a `code_challenge`). A code is single use and expires 10 minutes
          *     after it was issued; it is bound to the client, the redirect URI and the PKCE challenge. Any
          *     mismatch, expiry or reuse is `invalid_grant`, and a second use of a code by its own client also
@@ -467,7 +467,7 @@ export interface components {
              */
             code: string;
             /**
-             * @description The same redirect URI as in the authorisation request, exactly.
+             * @description The same redirect URI as in the authorisation request, exactly (for a loopback URI, with the port that request used).
              * @example https://stepcounter.example.com/oauth/callback
              */
             redirect_uri: string;
@@ -806,9 +806,11 @@ export interface components {
         /**
          * @description **Required.** Where to send the person back. It must exactly match (scheme, host, port, path and
          *     query) one of the redirect URIs registered for the client. Registered URIs use HTTPS, except
-         *     loopback hosts (`localhost`, `127.0.0.1`, `[::1]`, any port), which may use HTTP for native
-         *     apps (RFC 8252). A missing or unregistered redirect URI shows a 400 error page and never
-         *     redirects.
+         *     loopback hosts (`localhost`, `127.0.0.1`, `[::1]`), which may use HTTP for native apps
+         *     (RFC 8252). A registered loopback URI matches on **any port** (RFC 8252 section 7.3: a native app
+         *     listens on the port its system gives it): `http://127.0.0.1/callback` registered accepts
+         *     `http://127.0.0.1:51234/callback`; scheme, host, path and query still match exactly. A missing
+         *     or unregistered redirect URI shows a 400 error page and never redirects.
          */
         redirect_uri: string;
         /**
@@ -922,9 +924,11 @@ export interface operations {
                 /**
                  * @description **Required.** Where to send the person back. It must exactly match (scheme, host, port, path and
                  *     query) one of the redirect URIs registered for the client. Registered URIs use HTTPS, except
-                 *     loopback hosts (`localhost`, `127.0.0.1`, `[::1]`, any port), which may use HTTP for native
-                 *     apps (RFC 8252). A missing or unregistered redirect URI shows a 400 error page and never
-                 *     redirects.
+                 *     loopback hosts (`localhost`, `127.0.0.1`, `[::1]`), which may use HTTP for native apps
+                 *     (RFC 8252). A registered loopback URI matches on **any port** (RFC 8252 section 7.3: a native app
+                 *     listens on the port its system gives it): `http://127.0.0.1/callback` registered accepts
+                 *     `http://127.0.0.1:51234/callback`; scheme, host, path and query still match exactly. A missing
+                 *     or unregistered redirect URI shows a 400 error page and never redirects.
                  */
                 redirect_uri?: components["parameters"]["redirect_uri"];
                 /**

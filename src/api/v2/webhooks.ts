@@ -23,7 +23,7 @@ type Json<K extends keyof operations, S extends number> =
   operations[K]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
 
 export function webhooksHandlers(deps: Deps) {
-  const allowLoopback = deps.config.webhooks.allowLoopback;
+  const allowPrivate = deps.config.webhooks.allowPrivate;
 
   /** The request's query builder: the pool, or the request's transaction when it sent an idempotency key (http/idempotency.ts). */
   const knexOf = (ctx: Koa.Context) => databaseOf(ctx).knex();
@@ -44,7 +44,7 @@ export function webhooksHandlers(deps: Deps) {
     },
 
     async createWebhook(c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const endpoint = await createEndpoint(await knexOf(ctx), appOf(ctx).id, c.request.requestBody as { url: string; events: string[] }, allowLoopback);
+      const endpoint = await createEndpoint(await knexOf(ctx), appOf(ctx).id, c.request.requestBody as { url: string; events: string[] }, allowPrivate);
       const body: Json<'createWebhook', 201> = { ...endpointView(endpoint), secret: endpoint.secret };
       ctx.status = 201;
       ctx.body = body;
@@ -56,7 +56,7 @@ export function webhooksHandlers(deps: Deps) {
     },
 
     async updateWebhook(c: ApiContext, ctx: Koa.Context): Promise<void> {
-      const endpoint = await updateEndpoint(deps.db, await endpointOf(c, ctx), c.request.requestBody as Record<string, unknown>, allowLoopback);
+      const endpoint = await updateEndpoint(deps.db, await endpointOf(c, ctx), c.request.requestBody as Record<string, unknown>, allowPrivate);
       const body: Json<'updateWebhook', 200> = endpointView(endpoint);
       ctx.body = body;
     },

@@ -38,6 +38,31 @@ export function redirectUriProblem(uri: string): string | undefined {
   return `${uri} must use https (plain http is allowed only for localhost, 127.0.0.1 and [::1]).`;
 }
 
+/**
+ * A loopback redirect URI (`http://127.0.0.1…`, `http://[::1]…`, `http://localhost…`) without its
+ * port, else undefined. Written on the string, not on a parsed URL: everything but the port must
+ * still match character for character.
+ */
+function loopbackWithoutPort(uri: string): string | undefined {
+  const match = /^(http:\/\/(?:127\.0\.0\.1|\[::1\]|localhost))(?::(\d{1,5}))?([/?].*)?$/s.exec(uri);
+  if (!match) return undefined;
+  if (match[2] !== undefined && (Number(match[2]) < 1 || Number(match[2]) > 65535)) return undefined;
+  return match[1] + (match[3] ?? '');
+}
+
+/**
+ * Is `uri` one of the registered redirect URIs? Exactly, as RFC 6749 section 3.1.2 and RFC 9700
+ * section 2.1 ask, except that a loopback one matches on any port (RFC 8252 section 7.3: a native app
+ * listens on whatever port the system gives it); scheme, host, path and query stay exact
+ * (docs/decisions.md, "Loopback redirect URIs"). `localhost` counts as loopback, as registration
+ * accepts it (RFC 8252 section 8.3 prefers the literal addresses).
+ */
+export function isRegisteredRedirectUri(registered: readonly string[], uri: string): boolean {
+  if (registered.includes(uri)) return true;
+  const portless = loopbackWithoutPort(uri);
+  return portless !== undefined && registered.some((candidate) => loopbackWithoutPort(candidate) === portless);
+}
+
 function websiteUrlProblem(website: string): string | undefined {
   try {
     const parsed = new URL(website);

@@ -44,7 +44,7 @@ export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
   return [endpoint.secret, ...previous];
 }
 
-/** Describes an attempt for the owner: "HTTP 500", "timed out after 5 s". */
+/** Describes an attempt for the owner: "HTTP 500", "timed out", "connection failed" (ATTEMPT_ERRORS). */
 export function attemptSummary(attempt: AttemptResult): string {
   return attempt.status !== null ? `HTTP ${attempt.status}` : (attempt.error ?? 'failed');
 }

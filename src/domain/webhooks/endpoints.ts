@@ -36,7 +36,7 @@ export function newSigningSecret(): string {
   return `whsec_${crypto.randomBytes(32).toString('base64')}`;
 }
 
-/** What a caller asks for; `allowLoopback` comes from the environment (not production). */
+/** What a caller asks for; `allowPrivate` is WEBHOOK_ALLOW_PRIVATE_URLS. */
 export interface EndpointInput {
   url?: unknown;
   events?: unknown;
@@ -57,9 +57,9 @@ function checkEvents(events: unknown): EventType[] {
   return [...new Set(events as EventType[])];
 }
 
-async function checkUrl(url: unknown, allowLoopback: boolean): Promise<string> {
+async function checkUrl(url: unknown, allowPrivate: boolean): Promise<string> {
   if (typeof url !== 'string' || url.trim() === '') throw invalidInput("url must be the endpoint's HTTPS URL.");
-  const problem = await endpointUrlProblem(url.trim(), allowLoopback);
+  const problem = await endpointUrlProblem(url.trim(), allowPrivate);
   if (problem) throw invalidInput(problem);
   return url.trim();
 }
@@ -73,9 +73,9 @@ export async function findEndpoint(db: Knex, clientPk: number, publicId: string)
 }
 
 /** Creates an endpoint; its secret is in the answer, the only time it is shown. */
-export async function createEndpoint(db: Knex, clientPk: number, input: EndpointInput, allowLoopback: boolean): Promise<WebhookEndpoint> {
+export async function createEndpoint(db: Knex, clientPk: number, input: EndpointInput, allowPrivate: boolean): Promise<WebhookEndpoint> {
   const events = checkEvents(input.events);
-  const url = await checkUrl(input.url, allowLoopback);
+  const url = await checkUrl(input.url, allowPrivate);
   return db.transaction(async (trx) => {
     // Serialises the app's creations, so the limit holds under concurrent requests.
     await trx.raw(...knexRaw(sql`select 1 from oauth_clients where id = ${clientPk} for update`));
@@ -96,11 +96,11 @@ export async function updateEndpoint(
   db: Knex,
   endpoint: WebhookEndpoint,
   input: EndpointInput & { enabled?: unknown },
-  allowLoopback: boolean,
+  allowPrivate: boolean,
 ): Promise<WebhookEndpoint> {
   const changes: Record<string, unknown> = {};
   if (input.events !== undefined) changes.events = checkEvents(input.events);
-  if (input.url !== undefined) changes.url = await checkUrl(input.url, allowLoopback);
+  if (input.url !== undefined) changes.url = await checkUrl(input.url, allowPrivate);
   if (input.enabled !== undefined) {
     if (typeof input.enabled !== 'boolean') throw invalidInput('enabled must be true or false.');
     Object.assign(

@@ -3,29 +3,39 @@
  * addresses are checked at connection time, on the address actually connected to (a custom
  * `lookup`; literal addresses are checked before, as Node does not look them up); redirects are
  * not followed (a 3xx is a failure); at most MAX_BODY_BYTES of the answer are read; the whole
- * attempt, connection included, is cut off after `timeoutMs`. Node's own http client is used
+ * attempt, connection included, is cut off after `timeoutMs`. What went wrong is told to the
+ * owner in a fixed vocabulary (ATTEMPT_ERRORS) and in full only to the server log (`detail`). Node's own http client is used
  * (not fetch): only it lets us check the connected address.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { addressProblem, resolveHost, urlProblem } from './url-safety';
-import type { AttemptResult } from './attempt';
+import { ATTEMPT_ERRORS, type AttemptResult } from './attempt';
 
 /** Bytes of an endpoint's answer read (the rest is discarded). */
 export const MAX_BODY_BYTES = 4096;
 
 export interface SendOptions {
   timeoutMs: number;
-  allowLoopback: boolean;
+  allowPrivate: boolean;
+}
+
+/** The owner's word for a request error (ATTEMPT_ERRORS); the socket's own words go to `detail`. */
+function publicError(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? '';
+  if (code === 'EADDRREFUSED') return ATTEMPT_ERRORS.refused;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return ATTEMPT_ERRORS.notFound;
+  if (/^(ERR_TLS|ERR_SSL|CERT_|EPROTO$)|CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code)) return ATTEMPT_ERRORS.tls;
+  return ATTEMPT_ERRORS.connection;
 }
 
 /** A `lookup` that refuses a host with any address Daybook does not call. */
-function safeLookup(allowLoopback: boolean): LookupFunction {
+function safeLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     resolveHost(hostname).then(
       (addresses) => {
-        const refused = addresses.map((a) => addressProblem(a.address, allowLoopback)).find(Boolean);
+        const refused = addresses.map((a) => addressProblem(a.address, allowPrivate)).find(Boolean);
         if (refused) return callback(Object.assign(new Error(`refused: ${refused}`), { code: 'EADDRREFUSED' }), '', 0);
         const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
         if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
@@ -41,8 +51,8 @@ function safeLookup(allowLoopback: boolean): LookupFunction {
 export function postWebhook(url: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<AttemptResult> {
   const started = performance.now();
   const latency = () => performance.now() - started;
-  const problem = urlProblem(url, options.allowLoopback);
-  if (problem) return Promise.resolve({ status: null, error: `refused: ${problem}`, latencyMs: 0 });
+  const problem = urlProblem(url, options.allowPrivate);
+  if (problem) return Promise.resolve({ status: null, error: ATTEMPT_ERRORS.refused, detail: problem, latencyMs: 0 });
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: AttemptResult) => {
@@ -57,7 +67,7 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
       {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Daybook-Webhooks/1' },
-        lookup: safeLookup(options.allowLoopback),
+        lookup: safeLookup(options.allowPrivate),
         agent: false,
       },
       (response) => {
@@ -75,10 +85,10 @@ export function postWebhook(url: string, headers: Record<string, string>, body: 
     );
     const timer = setTimeout(() => {
       request.destroy();
-      finish({ status: null, error: `timed out after ${options.timeoutMs / 1000} s`, latencyMs: latency() });
+      finish({ status: null, error: ATTEMPT_ERRORS.timeout, detail: `timed out after ${options.timeoutMs / 1000} s`, latencyMs: latency() });
     }, options.timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ status: null, error: error.message || error.code || 'connection failed', latencyMs: latency() }),
+      finish({ status: null, error: publicError(error), detail: [error.code, error.message].filter(Boolean).join(': '), latencyMs: latency() }),
     );
     request.end(body);
   });

@@ -12,8 +12,8 @@ export interface WebhookSettings {
   timeoutMs: number;
   /** WEBHOOK_EXPIRE_SECONDS: a delivery job still running after this long (its worker died) is retried; above the timeout. */
   expireSeconds: number;
-  /** Loopback endpoints are called outside production only. */
-  allowLoopback: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE_URLS: endpoints on loopback and private addresses are called (off: only public ones). */
+  allowPrivate: boolean;
 }
 
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
@@ -23,5 +23,5 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   retryLimit: 14,
   timeoutMs: 5000,
   expireSeconds: 60,
-  allowLoopback: false,
+  allowPrivate: false,
 };

@@ -9,7 +9,7 @@
  * counters): deleting an endpoint deletes its deliveries, never its counts.
  */
 import type { Knex } from 'knex';
-import type { AttemptResult } from './attempt';
+import { ATTEMPT_ERRORS, type AttemptResult } from './attempt';
 import type { DeliveredEventType } from './events';
 
 /** Upper bounds (seconds) of the attempt-duration buckets; a last bucket (+Inf) takes the rest. Attempts stop at WEBHOOK_TIMEOUT_MS (5 s, at most 60 s). */
@@ -23,9 +23,9 @@ export type DeliveryOutcome = 'delivered' | 'failed';
 
 export function attemptOutcome(attempt: AttemptResult): AttemptOutcome {
   if (attempt.status !== null) return attempt.status >= 200 && attempt.status < 300 ? 'success' : 'http_error';
-  if (attempt.error?.startsWith('timed out')) return 'timeout';
-  // postWebhook's refusals by the URL and address rules (url-safety.ts) start so.
-  if (attempt.error?.startsWith('refused')) return 'refused';
+  if (attempt.error === ATTEMPT_ERRORS.timeout) return 'timeout';
+  // postWebhook's refusals by the URL and address rules (url-safety.ts).
+  if (attempt.error === ATTEMPT_ERRORS.refused) return 'refused';
   return 'connection_error';
 }
 

@@ -3,25 +3,23 @@
  * to a loopback host as for redirect URIs; it has no credentials or fragment. Its host must not
  * resolve to a private, link-local, loopback or otherwise special address: checked when the
  * endpoint is saved, and again at every delivery on the very address connected to (a name that
- * resolved to a public address when saved may resolve to an internal one later). Loopback is
- * allowed outside production, for development and tests.
+ * resolved to a public address when saved may resolve to an internal one later). Loopback and
+ * private addresses are allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=1 (an operator's explicit
+ * choice, never implied by NODE_ENV: docs/security.md, "Webhook URLs"); link-local, reserved and
+ * the other special addresses never are.
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** Addresses never called: private, link-local, shared, reserved, multicast, documentation. */
+/** Addresses never called: link-local (cloud metadata services), reserved, multicast, documentation. */
 const FORBIDDEN = new net.BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
   ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
   ['203.0.113.0', 24],
@@ -34,16 +32,21 @@ for (const [network, prefix] of [
   ['64:ff9b::', 96],
   ['100::', 64],
   ['2001:db8::', 32],
-  ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
   FORBIDDEN.addSubnet(network, prefix, 'ipv6');
 }
 
-const LOOPBACK = new net.BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
+/** Loopback, private (RFC 1918, unique local) and shared (carrier-grade NAT) addresses: called only with the setting. */
+const PRIVATE = new net.BlockList();
+PRIVATE.addSubnet('127.0.0.0', 8, 'ipv4');
+PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
+PRIVATE.addSubnet('100.64.0.0', 10, 'ipv4');
+PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
+PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
+PRIVATE.addAddress('::1', 'ipv6');
+PRIVATE.addSubnet('fc00::', 7, 'ipv6');
 
 /** An IPv4 address written as IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address. */
 function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
@@ -53,15 +56,15 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
 }
 
 /** Why Daybook will not call this address, or undefined when it may. */
-export function addressProblem(address: string, allowLoopback: boolean): string | undefined {
+export function addressProblem(address: string, allowPrivate: boolean): string | undefined {
   const { address: plain, family } = unmapped(address);
-  if (LOOPBACK.check(plain, family)) return allowLoopback ? undefined : `${address} is a loopback address.`;
-  if (FORBIDDEN.check(plain, family)) return `${address} is a private, link-local or reserved address.`;
+  if (FORBIDDEN.check(plain, family)) return `${address} is a link-local or reserved address.`;
+  if (PRIVATE.check(plain, family) && !allowPrivate) return `${address} is a loopback or private address (allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=1).`;
   return undefined;
 }
 
 /** The checks that need no name lookup: scheme, form, and a literal address's class. */
-export function urlProblem(url: string, allowLoopback: boolean): string | undefined {
+export function urlProblem(url: string, allowPrivate: boolean): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -76,8 +79,8 @@ export function urlProblem(url: string, allowLoopback: boolean): string | undefi
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `${url} must use https.`;
   const literal = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(literal)) return addressProblem(literal, allowLoopback);
-  if (!allowLoopback && (parsed.hostname === 'localhost' || parsed.hostname.endsWith('.localhost'))) return `${parsed.hostname} is a loopback host.`;
+  if (net.isIP(literal)) return addressProblem(literal, allowPrivate);
+  if (!allowPrivate && (parsed.hostname === 'localhost' || parsed.hostname.endsWith('.localhost'))) return `${parsed.hostname} is a loopback host (allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=1).`;
   return undefined;
 }
 
@@ -89,8 +92,8 @@ export async function resolveHost(hostname: string): Promise<Array<{ address: st
 }
 
 /** The whole check of a URL being saved: its form, and every address its host resolves to now. */
-export async function endpointUrlProblem(url: string, allowLoopback: boolean): Promise<string | undefined> {
-  const problem = urlProblem(url, allowLoopback);
+export async function endpointUrlProblem(url: string, allowPrivate: boolean): Promise<string | undefined> {
+  const problem = urlProblem(url, allowPrivate);
   if (problem) return problem;
   const { hostname } = new URL(url);
   let addresses: Array<{ address: string }>;
@@ -100,7 +103,7 @@ export async function endpointUrlProblem(url: string, allowLoopback: boolean): P
     return `The host ${hostname} could not be resolved.`;
   }
   for (const { address } of addresses) {
-    const refused = addressProblem(address, allowLoopback);
+    const refused = addressProblem(address, allowPrivate);
     if (refused) return `The host ${hostname} resolves to ${refused.replace(/\.$/, '')}: Daybook does not call internal addresses.`;
   }
   return undefined;

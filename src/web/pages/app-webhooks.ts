@@ -124,7 +124,7 @@ ${endpoints.length === 0 ? html`<p class="muted">No endpoints yet.</p>` : cards}
 <input type="hidden" name="csrf_token" value="${nav.csrf}">
 <label for="url">URL</label>
 <input type="url" id="url" name="url" value="${form.url}" required placeholder="https://example.com/daybook/webhooks">
-<p class="muted">HTTPS; plain http only for localhost, 127.0.0.1 and [::1] during development. Addresses inside private networks are refused.</p>
+<p class="muted">HTTPS; plain http only for localhost, 127.0.0.1 and [::1] where the operator allows them. Addresses inside private networks are refused unless the operator allows them.</p>
 <fieldset><legend>Events</legend>${eventChoice(form.events)}</fieldset>
 <div class="actions"><button type="submit">Add endpoint</button></div>
 </form>
@@ -170,7 +170,7 @@ const DONE: Record<string, string> = {
 };
 
 export function appWebhookPages(router: Router, deps: Deps): void {
-  const allowLoopback = deps.config.webhooks.allowLoopback;
+  const allowPrivate = deps.config.webhooks.allowPrivate;
 
   router.get(
     '/settings/apps/:clientId/webhooks',
@@ -189,7 +189,7 @@ export function appWebhookPages(router: Router, deps: Deps): void {
       const values = { url: field(form, 'url').trim(), events: fields(form, 'events') };
       let endpoint: WebhookEndpoint;
       try {
-        endpoint = await createEndpoint(deps.db, app.id, values, allowLoopback);
+        endpoint = await createEndpoint(deps.db, app.id, values, allowPrivate);
       } catch (error) {
         if (!isInvalidInput(error)) throw error;
         return webhooksPage(ctx, deps, session, app, values, { text: error.detail, error: true }, 400);
@@ -217,7 +217,7 @@ export function appWebhookPages(router: Router, deps: Deps): void {
   router.post(
     '/settings/apps/:clientId/webhooks/:endpointId/enable',
     ownerPost(deps, async (ctx, _session, app) => {
-      await updateEndpoint(deps.db, await ownedEndpoint(ctx, deps, app), { enabled: true }, allowLoopback);
+      await updateEndpoint(deps.db, await ownedEndpoint(ctx, deps, app), { enabled: true }, allowPrivate);
       backTo(ctx, app, 'enabled');
     }),
   );
