@@ -28,7 +28,8 @@ afterAll(() => {
   for (const dir of dataDirs) {
     const cluster = path.join(dir, 'postgres');
     // As root the cluster lives elsewhere, linked from DATA_DIR (src/db/cluster-folder.ts).
-    if (fs.lstatSync(cluster, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(path.resolve(dir, fs.readlinkSync(cluster)), { recursive: true, force: true });
+    if (fs.lstatSync(cluster, { throwIfNoEntry: false })?.isSymbolicLink())
+      fs.rmSync(path.resolve(dir, fs.readlinkSync(cluster)), { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -80,7 +80,8 @@ export function urlProblem(url: string, allowPrivate: boolean): string | undefin
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `${url} must use https.`;
   const literal = parsed.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(literal)) return addressProblem(literal, allowPrivate);
-  if (!allowPrivate && (parsed.hostname === 'localhost' || parsed.hostname.endsWith('.localhost'))) return `${parsed.hostname} is a loopback host (allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=1).`;
+  if (!allowPrivate && (parsed.hostname === 'localhost' || parsed.hostname.endsWith('.localhost')))
+    return `${parsed.hostname} is a loopback host (allowed only with WEBHOOK_ALLOW_PRIVATE_URLS=1).`;
   return undefined;
 }
 
