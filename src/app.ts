@@ -27,7 +27,7 @@ import { invalidRequest, sendTokenError } from './oauth/oauth-error';
 import { oauthInteractions, sendAuthorizationErrorPage } from './web/pages/consent';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
-import { oauthHandlers, tokenRequestParseErrors } from './oauth';
+import { oauthHandlers, PARAMETER_ENDPOINTS, tokenRequestParseErrors } from './oauth';
 import { webRoutes } from './web';
 import { refuseCrossSiteForms } from './web/same-origin';
 
@@ -89,13 +89,16 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
   app.use(outsideApis(webRoutes(deps).routes()));
   const limit = deps.config.rateLimitPerHour;
-  app.use(authenticate(deps.db, deps.now, { counts: (ctx) => Boolean(apiFor(ctx.path)), windowMs: WINDOW_SECONDS * 1000, limit }));
+  // The token and revocation endpoints count per client, grant and failing address themselves
+  // (src/oauth/request-budgets.ts), never in one per-address bucket.
+  const underApiQuota = (ctx: Koa.Context) => Boolean(apiFor(ctx.path)) && !PARAMETER_ENDPOINTS.has(ctx.path);
+  app.use(authenticate(deps.db, deps.now, { counts: underApiQuota, windowMs: WINDOW_SECONDS * 1000, limit }));
   // The rate limit serves the rest of the chain itself: a request whose first statement finds its
   // remembered credentials changed is served again once they are read in full (http/rate-limit.ts).
   const parseErrors = tokenRequestParseErrors();
   const serve = dispatch(backends);
   const serveApi = (ctx: Koa.Context) => parseErrors(ctx, () => serve(ctx, async () => undefined));
   const limitRequests = rateLimit(createRateLimiter(deps.db, limit), limit, serveApi);
-  app.use(async (ctx, next) => (apiFor(ctx.path) ? limitRequests(ctx) : next()));
+  app.use(async (ctx, next) => (underApiQuota(ctx) ? limitRequests(ctx) : apiFor(ctx.path) ? serveApi(ctx) : next()));
   return { app, backends };
 }

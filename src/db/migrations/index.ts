@@ -14,6 +14,7 @@ import * as averageWeekdays from './20261123180001_average_weekdays';
 import * as webhooks from './20261124010001_webhooks';
 import * as idempotencyKeys from './20261126170001_idempotency_keys';
 import * as webhookDeliveryStats from './20261126171001_webhook_delivery_stats';
+import * as refreshSuccessors from './20261126182001_refresh_successors';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -35,4 +36,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261124010001_webhooks', ...webhooks },
   { name: '20261126170001_idempotency_keys', ...idempotencyKeys },
   { name: '20261126171001_webhook_delivery_stats', ...webhookDeliveryStats },
+  { name: '20261126182001_refresh_successors', ...refreshSuccessors },
 ];
