@@ -29,7 +29,7 @@ import { invalidRequest, sendTokenError } from './oauth/oauth-error';
 import { oauthInteractions, sendAuthorizationErrorPage } from './web/pages/consent';
 import { v2Handlers } from './api/v2';
 import { v1Handlers } from './api/v1';
-import { oauthHandlers, tokenRequestParseErrors } from './oauth';
+import { oauthHandlers, PARAMETER_ENDPOINTS, tokenRequestParseErrors } from './oauth';
 import { webRoutes } from './web';
 import { refuseCrossSiteForms } from './web/same-origin';
 
@@ -92,9 +92,13 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
   app.use(outsideApis(webRoutes(deps).routes()));
   const limit = deps.config.rateLimitPerHour;
+  // Counted by the API quota: API paths but the person's authorisation page (http/documents.ts) and the
+  // token and revocation endpoints, which count per client, grant and failing address themselves
+  // (src/oauth/request-budgets.ts), never in one per-address bucket.
+  const underApiQuota = (ctx: Koa.Context) => countedByQuota(ctx.path) && !PARAMETER_ENDPOINTS.has(ctx.path);
   app.use(
     authenticate(deps.db, deps.now, deps.config.sessionIdleMinutes * 60_000, {
-      counts: (ctx) => countedByQuota(ctx.path),
+      counts: underApiQuota,
       windowMs: WINDOW_SECONDS * 1000,
       limit,
     }),
@@ -105,7 +109,6 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   const serve = dispatch(backends);
   const serveApi = (ctx: Koa.Context) => parseErrors(ctx, () => serve(ctx, async () => undefined));
   const limitRequests = rateLimit(createRateLimiter(deps.db, limit), limit, serveApi);
-  // The authorisation page is the person's page: served without the API quota (http/documents.ts).
-  app.use(async (ctx, next) => (apiFor(ctx.path) ? (countedByQuota(ctx.path) ? limitRequests(ctx) : serveApi(ctx)) : next()));
+  app.use(async (ctx, next) => (apiFor(ctx.path) ? (underApiQuota(ctx) ? limitRequests(ctx) : serveApi(ctx)) : next()));
   return { app, backends };
 }

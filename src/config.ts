@@ -47,6 +47,14 @@ export interface Config {
   httpMaxConnections: number;
   /** SIGN_UPS_PER_HOUR: sign-up attempts one client address may make per hour (each costs a password hash). */
   signUpsPerHour: number;
+  /**
+   * The token and revocation endpoints' own budgets (domain/apps-and-grants/token-budgets.ts):
+   * OAUTH_CLIENT_REQUESTS_PER_HOUR per client, OAUTH_REFRESHES_PER_GRANT_PER_HOUR per grant,
+   * OAUTH_CLIENT_AUTH_FAILURES_PER_15_MIN failed client authentications per client address.
+   */
+  oauthClientRequestsPerHour: number;
+  oauthRefreshesPerGrantPerHour: number;
+  oauthClientAuthFailuresPer15Min: number;
   /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (300 in the API documents, "Rate limits"; domain/apps-and-grants/quota.ts). */
   rateLimitPerHour: number;
   /**
@@ -185,6 +193,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signUpsPerHour: integer(env, 'SIGN_UPS_PER_HOUR', 10, 1, 1_000_000),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 300, 1, 100_000_000),
     sessionIdleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 7 * 24 * 60, 5, 14 * 24 * 60),
+    oauthClientRequestsPerHour: integer(env, 'OAUTH_CLIENT_REQUESTS_PER_HOUR', 20_000, 1, 100_000_000),
+    oauthRefreshesPerGrantPerHour: integer(env, 'OAUTH_REFRESHES_PER_GRANT_PER_HOUR', 60, 1, 1_000_000),
+    oauthClientAuthFailuresPer15Min: integer(env, 'OAUTH_CLIENT_AUTH_FAILURES_PER_15_MIN', 20, 1, 1_000_000),
     secretKey,
     demo: flag(env, 'DEMO', true),
     logLevel,

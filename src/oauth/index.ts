@@ -10,7 +10,7 @@ import type { Interactions } from './interactions';
 import { metadataHandlers } from './metadata';
 import { revocationHandlers } from './revocation';
 import type { Handlers, OAuthOperations } from '../http/operation';
-import { tokenHandlers, tokenRequestParseErrors } from './token-endpoint';
+import { PARAMETER_ENDPOINTS, tokenHandlers, tokenRequestParseErrors } from './token-endpoint';
 
 export function oauthHandlers(deps: Deps, ui: Interactions): HandlerMap {
   const operations: Handlers<OAuthOperations> = {
@@ -24,4 +24,4 @@ export function oauthHandlers(deps: Deps, ui: Interactions): HandlerMap {
   return { ...operations, validationFail, unauthorizedHandler: consentWithoutSession(ui) };
 }
 
-export { tokenRequestParseErrors };
+export { PARAMETER_ENDPOINTS, tokenRequestParseErrors };

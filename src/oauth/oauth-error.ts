@@ -14,6 +14,8 @@ export class OAuthError extends Error {
     readonly error: TokenErrorCode,
     readonly description: string,
     readonly basicChallenge = false,
+    /** Past a budget (request-budgets.ts): answered 429 with Retry-After, in seconds. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${error}: ${description}`);
     this.name = 'OAuthError';
@@ -26,6 +28,12 @@ export const invalidGrant = (description: string) => new OAuthError('invalid_gra
 export const invalidScope = (description: string) => new OAuthError('invalid_scope', description);
 export const unauthorizedClient = (description: string) => new OAuthError('unauthorized_client', description);
 export const unsupportedGrantType = (description: string) => new OAuthError('unsupported_grant_type', description);
+/**
+ * A budget is spent (docs/security.md, "Token endpoint limits and the refresh leeway"): 429,
+ * `slow_down`, the token endpoint error RFC 8628 section 3.5 registered for "slow down, retry
+ * later"; RFC 6749 itself has no rate-limit error.
+ */
+export const slowDown = (description: string, retryAfterSeconds: number) => new OAuthError('slow_down', description, false, retryAfterSeconds);
 
 /** Every token endpoint answer holds or concerns credentials: never cached (RFC 6749 section 5.1). */
 export function noStore(ctx: Koa.Context): void {
@@ -35,11 +43,13 @@ export function noStore(ctx: Koa.Context): void {
 
 /**
  * Answers a token endpoint error: 400, or 401 with a Basic challenge when Basic authentication
- * failed, or `status` when the HTTP status says more (413 and 415 for a body refused unread).
+ * failed, 429 with Retry-After past a budget, or `status` when the HTTP status says more (413 and
+ * 415 for a body refused unread).
  */
 export function sendTokenError(ctx: Koa.Context, error: OAuthError, status?: number): void {
   noStore(ctx);
-  ctx.status = status ?? (error.basicChallenge ? 401 : 400);
+  if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
+  ctx.status = status ?? (error.retryAfterSeconds !== undefined ? 429 : error.basicChallenge ? 401 : 400);
   if (error.basicChallenge) ctx.set('WWW-Authenticate', 'Basic realm="daybook"');
   ctx.body = { error: error.error, error_description: error.description };
 }

@@ -9,7 +9,7 @@
 import type Koa from 'koa';
 import type { Deps } from '../deps';
 import { revokeTokenOfClient } from '../domain/apps-and-grants/revocation';
-import { authenticateClient } from './client-auth';
+import { authenticateWithinBudgets } from './request-budgets';
 import { invalidRequest, noStore, OAuthError, sendTokenError } from './oauth-error';
 import { listWords, readBody, readParams } from './params';
 import type { Handlers, OAuthOperation, OAuthOperations } from '../http/operation';
@@ -23,7 +23,7 @@ async function revoke(deps: Deps, ctx: OAuthOperation<'revokeToken'>['ctx']): Pr
   const { values, malformed } = readParams(readBody(ctx), PARAMETERS);
   if (malformed.length > 0) throw invalidRequest(`Parameters must be sent once, as strings: ${listWords(malformed)}.`);
   // The client first: a request that fails to authenticate learns nothing about its token.
-  const { client } = await authenticateClient(deps.db, ctx, values);
+  const { client } = await authenticateWithinBudgets(deps, ctx as Koa.Context, values);
   if (!values.token) throw invalidRequest('Missing parameter: token (the access token or refresh token to revoke).');
   const hint = values.token_type_hint;
   if (hint !== undefined && !TOKEN_TYPE_HINTS.includes(hint)) {

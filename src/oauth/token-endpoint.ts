@@ -1,13 +1,14 @@
 /**
  * The token endpoint, POST /oauth2/access_token: read the body -> pick the grant module by
- * grant_type -> authenticate the client -> check the grant's parameters -> run the grant. Every
- * problem is an RFC 6749 error; every answer is `Cache-Control: no-store`.
+ * grant_type -> authenticate the client within the budgets (request-budgets.ts) -> check the
+ * grant's parameters -> run the grant. Every problem is an RFC 6749 error; every answer is
+ * `Cache-Control: no-store`.
  */
 import type Koa from 'koa';
 import type { Deps } from '../deps';
 import { asHttpError } from '../http/errors';
 import * as authorizationCode from './authorization-code';
-import { authenticateClient } from './client-auth';
+import { authenticateWithinBudgets } from './request-budgets';
 import type { GrantModule } from './grant';
 import { invalidRequest, noStore, OAuthError, sendTokenError, unsupportedGrantType } from './oauth-error';
 import { listWords, readBody, readParams, type RawParams } from './params';
@@ -37,7 +38,7 @@ async function exchange(deps: Deps, ctx: OAuthOperation<'createAccessToken'>['ct
   const names = ['client_id', 'client_secret', ...grant.parameters.required, ...grant.parameters.optional];
   const { values, malformed } = readParams(body, names);
   if (malformed.length > 0) throw invalidRequest(`Parameters must be sent once, as strings: ${listWords(malformed)}.`);
-  const { client } = await authenticateClient(deps.db, ctx, values);
+  const { client } = await authenticateWithinBudgets(deps, ctx as Koa.Context, values);
   const missing = grant.parameters.required.filter((name) => !values[name]);
   if (missing.length > 0) throw invalidRequest(`Missing parameter${missing.length > 1 ? 's' : ''}: ${listWords(missing)}.`);
   const tokens = await grant.handler(deps, client, values);
@@ -62,8 +63,11 @@ export function tokenHandlers(deps: Deps): Pick<Handlers<OAuthOperations>, 'crea
 /** Body problems answered before the request is read: malformed (400), too large (413), another media type (415). */
 const BODY_STATUSES = new Set([400, 413, 415]);
 
-/** The endpoints whose bodies are OAuth parameters: the token endpoint and revocation. */
-const PARAMETER_ENDPOINTS = new Set(['/oauth2/access_token', '/oauth2/revoke']);
+/**
+ * The endpoints whose bodies are OAuth parameters: the token endpoint and revocation. They count
+ * their requests themselves (request-budgets.ts), never under the API's rate limit (app.ts).
+ */
+export const PARAMETER_ENDPOINTS: ReadonlySet<string> = new Set(['/oauth2/access_token', '/oauth2/revoke']);
 
 /**
  * A token or revocation request whose body cannot be parsed, is too large or of another media

@@ -7,10 +7,14 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { REDIRECT_URI, authorizeCode, registerApp, tokenRequest } from '../support/web';
+import { REFRESH_LEEWAY_MS } from '../../src/domain/apps-and-grants/refresh-retry';
 
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
+});
+afterEach(() => {
+  app.setNow(undefined);
 });
 afterAll(async () => {
   await app.close();
@@ -74,6 +78,8 @@ test("the rightful client's replay of an old refresh token still revokes the gra
   const { victim, code, as } = await setUp();
   const first = await exchange(code, as(victim));
   const second = await refresh(first.body.refresh_token, as(victim));
+  // After the refresh leeway (token-endpoint-attacks.test.ts): a replay, not a retry.
+  app.setNow(new Date(Date.now() + REFRESH_LEEWAY_MS + 1000));
   expect((await refresh(first.body.refresh_token, as(victim))).body.error).toBe('invalid_grant');
   expect((await profile(second.body.access_token)).status).toBe(401);
 });

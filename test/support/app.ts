@@ -121,6 +121,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
   const config: Config = loadConfig({
     DATABASE_URL: databaseUrl(adminUrl, database),
     RATE_LIMIT_PER_HOUR: '100000',
+    // Tests make many failed client authentications and refreshes on purpose; the budgets' own tests set small ones.
+    OAUTH_CLIENT_AUTH_FAILURES_PER_15_MIN: '100000',
+    OAUTH_REFRESHES_PER_GRANT_PER_HOUR: '100000',
     LOG_LEVEL: 'silent',
     WORKERS: '0',
     // The test receivers (webhook-receiver.ts) listen on loopback; test/security/webhook-port-scan.test.ts turns it off.

@@ -132,6 +132,23 @@ export interface paths {
          *     is `invalid_grant`. A refresh token presented by another client is `invalid_grant` and changes
          *     nothing.
          *
+         *     **Refresh leeway (30 seconds).** The same client presenting the refresh token it exchanged
+         *     less than 30 seconds ago, with the same `scope` (or none again), is answered the very pair
+         *     that exchange issued: the same access and refresh token, the same scopes, `expires_in`
+         *     counting down from the first answer. So two parallel refreshes of one grant (two tabs, two
+         *     threads) both get 200 with identical bodies, and a retry after a lost answer gets the pair it
+         *     missed; whichever answer the client stores, it works, and the grant lives. The leeway holds
+         *     only while that pair is the grant's current one: once it has itself been refreshed, or the
+         *     grant revoked, the old token is a replay. After 30 seconds, or with another `scope`, the old
+         *     token is a replay and revokes the grant as above (RFC 9700 section 4.14.2).
+         *
+         *     **Limits.** This endpoint and `/oauth2/revoke` count per client (every request of an
+         *     authenticated client), per grant (refreshes) and, only for failed client authentication, per
+         *     client address, never per address alone: an app's requests for many people from one server
+         *     share its generous client budget, not one small bucket. Past a budget the answer is 429
+         *     `slow_down` with `Retry-After` (see the 429 response). The `X-RateLimit-*` and `RateLimit`
+         *     headers of a 200 describe the client's budget.
+         *
          *     Access and refresh tokens are valid for 365 days (`expires_in` 31536000); refresh at any time
          *     before then. Codes, tokens and client secrets are stored only as hashes, so a lost token
          *     cannot be shown again: authorise again instead.
@@ -176,6 +193,11 @@ export interface paths {
          *     When the app then holds no live grant of the person, the app no longer appears among the
          *     person's connected apps and a `grant.revoked` webhook event is sent to the app's endpoints
          *     that subscribe to it, as when the person disconnects the app.
+         *
+         *     **Limits** are the token endpoint's: each request counts against the client's budget, a failed
+         *     client authentication against its address's, and past a budget the answer is 429 `slow_down`
+         *     with `Retry-After`. A refresh token replaced less than 30 seconds ago (the refresh leeway) still
+         *     ends its grant here: revoking is the app's own act.
          *
          *     **Always 200 for a token that cannot be revoked** (RFC 7009 section 2.2): an unknown, expired
          *     or already revoked token, or a token issued to another app (which is left alone), answer 200
@@ -604,10 +626,11 @@ export interface components {
          *     | `unsupported_grant_type` | `grant_type` is not `authorization_code` or `refresh_token` |
          *     | `invalid_scope` | a refresh asked for a scope the grant does not already hold (a refresh may narrow, never widen), or an unknown scope |
          *     | `unsupported_token_type` | revocation only (RFC 7009 section 2.2.1): `token_type_hint` is neither `access_token` nor `refresh_token` |
+         *     | `slow_down` | 429 with `Retry-After`: a budget of the token and revocation endpoints is spent (per client, per grant, or failed client authentications per address); the code RFC 8628 section 3.5 registered for the token endpoint |
          * @example invalid_grant
          * @enum {string}
          */
-        OAuthErrorCode: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "unsupported_token_type";
+        OAuthErrorCode: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "unsupported_token_type" | "slow_down";
         /**
          * @description An RFC 6749 error from the token or revocation endpoint (not the `{detail}` body of the API).
          * @example {
@@ -781,6 +804,39 @@ export interface components {
         TokenBodyRefused: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description Always `no-store`. */
+                "Cache-Control"?: string;
+                /** @description Always `no-cache`, for old HTTP/1.0 caches. */
+                Pragma?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /**
+         * @description A budget of the token and revocation endpoints is spent; nothing was issued or revoked. Wait
+         *     `Retry-After` seconds. The budgets (settings in brackets, defaults shown):
+         *
+         *     - per client: 20,000 requests an hour (`OAUTH_CLIENT_REQUESTS_PER_HOUR`), every token and
+         *       revocation request of an authenticated client; an app's requests for different people never
+         *       share a smaller bucket, and its server's address plays no part;
+         *     - per grant: 60 refreshes an hour (`OAUTH_REFRESHES_PER_GRANT_PER_HOUR`) of one person's
+         *       authorisation (a refresh token hammered);
+         *     - per client address: 20 failed client authentications in 15 minutes
+         *       (`OAUTH_CLIENT_AUTH_FAILURES_PER_15_MIN`), against guessing client secrets; once spent, every
+         *       request from that address is refused until the window ends, correct secrets included.
+         *
+         *     A code needs no budget of its own: it is exchanged once. The error is `slow_down`: RFC 6749 has
+         *     no rate-limit error, and `slow_down` is the token endpoint error registered for "slow down and
+         *     retry later" (RFC 8628 section 3.5), where `invalid_request` would tell a client its request is
+         *     wrong and `temporarily_unavailable` belongs to the authorisation endpoint and means the server
+         *     is overloaded.
+         */
+        TokenRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
                 /** @description Always `no-store`. */
                 "Cache-Control"?: string;
                 /** @description Always `no-cache`, for old HTTP/1.0 caches. */
@@ -1157,7 +1213,7 @@ export interface operations {
             };
             413: components["responses"]["TokenBodyRefused"];
             415: components["responses"]["TokenBodyRefused"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TokenRateLimited"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1233,7 +1289,7 @@ export interface operations {
             };
             413: components["responses"]["TokenBodyRefused"];
             415: components["responses"]["TokenBodyRefused"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TokenRateLimited"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -153,9 +153,9 @@ async function recordTokenUse(db: Knex, tokenId: number, now: Date): Promise<voi
     .update({ last_used_at: now });
 }
 
-/** Revokes every token of a grant (code reuse, refresh token replay). Returns how many were live. */
+/** Revokes every token of a grant (code reuse, refresh token replay), forgetting its sealed successor (grants.ts). Returns how many were live. */
 export async function revokeGrant(db: Knex, grantId: string, now: Date): Promise<number> {
-  return db('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now });
+  return db('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now, successor_sealed: null });
 }
 
 /** Revokes every token a client holds for a person (the person disconnected the app). */
