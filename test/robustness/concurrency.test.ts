@@ -120,15 +120,16 @@ test('simultaneous acquires by many services end with exactly one owner, and onl
   expect(await app.db('attribute_services').where({ user_id: user.id }).count('* as n').first()).toEqual({ n: 12 });
 });
 
-test('simultaneous refreshes of one refresh token: exactly one success, every other invalid_grant', async () => {
+test('simultaneous refreshes of one refresh token: one new pair, answered to every caller (the refresh leeway)', async () => {
   const { user } = await makeUser(app);
   const { client, secret } = await registerApp(app, user, { name: 'Refresher' });
   for (let round = 0; round < 3 * SCALE; round++) {
     const { refresh_token } = await issueTokens(app.db, { userId: user.id, clientPk: client.id, scopes: ['mood_read'], now: new Date() });
     const form = { grant_type: 'refresh_token', refresh_token, client_id: client.client_id, client_secret: secret! };
     const answers = await Promise.all(Array.from({ length: 20 }, () => tokenRequest(app, form)));
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
-    expect(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body.error])).toEqual(Array.from({ length: 19 }, () => [400, 'invalid_grant']));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    expect(new Set(answers.map((a) => a.body.refresh_token)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(1);
   }
 });
 
