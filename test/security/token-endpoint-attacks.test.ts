@@ -25,6 +25,7 @@ beforeAll(async () => {
   app = await startTestApp({
     TRUST_PROXY: '1',
     RATE_LIMIT_PER_HOUR: '20',
+    OAUTH_CLIENT_REQUESTS_PER_HOUR: '60',
     OAUTH_REFRESHES_PER_GRANT_PER_HOUR: '3',
     OAUTH_CLIENT_AUTH_FAILURES_PER_15_MIN: '5',
   });
@@ -74,8 +75,28 @@ test('a busy app refreshing for 50 people from its one server address: every ref
   const answers = await Promise.all(grants.map((g) => refresh(busy, g.refresh_token, server)));
   expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
   // The rate-limit headers describe the client's own budget, not an address's.
-  expect(answers[0].headers.get('x-ratelimit-limit')).toBe('20000');
-  expect(answers[0].headers.get('ratelimit-policy')).toBe('"client";q=20000;w=3600');
+  expect(answers[0].headers.get('x-ratelimit-limit')).toBe('60');
+  expect(answers[0].headers.get('ratelimit-policy')).toBe('"client";q=60;w=3600');
+});
+
+test('a runaway app: past its own budget (token and revocation requests together) it gets 429 slow_down, other apps go on', async () => {
+  const runaway = await newApp();
+  const from = newAddress();
+  const revocations = await Promise.all(
+    Array.from({ length: 60 }, (_, i) =>
+      app.post('/oauth2/revoke', { form: { token: `unknown-${i}`, ...runaway.credentials }, headers: { 'X-Forwarded-For': from } }),
+    ),
+  );
+  expect(revocations.every((r) => r.status === 200)).toBe(true);
+  const refused = await refresh(runaway, (await grantOf(runaway)).refresh_token, from);
+  expect(refused.status).toBe(429);
+  expect(refused.body).toEqual({
+    error: 'slow_down',
+    error_description: expect.stringMatching(/^This client made 60 token requests in the last hour: try again in \d+ seconds\.$/),
+  });
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+  const other = await newApp();
+  expect((await refresh(other, (await grantOf(other)).refresh_token, from)).status).toBe(200);
 });
 
 test('a refresh token hammered: one grant refreshed past its budget is 429 slow_down with Retry-After, other grants go on', async () => {
