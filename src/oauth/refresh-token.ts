@@ -2,8 +2,9 @@
  * grant_type=refresh_token (RFC 6749 section 6): bound to its client; returns a new access and
  * refresh token and invalidates the previous pair at once; `scope` may narrow, never widen. A
  * replayed (already exchanged) refresh token revokes the whole grant (RFC 9700 section 4.14.2),
- * when its own client replays it: another client gets invalid_grant and changes nothing. Within
- * the refresh leeway its own client is answered the same new pair again (domain/.../refresh-retry.ts).
+ * whichever client presents it; another client presenting a live token gets invalid_grant and
+ * changes nothing. Within the refresh leeway its own client (only) is answered the same new pair
+ * again (domain/.../refresh-retry.ts).
  * Each grant's refreshes have a budget (request-budgets.ts): past it, 429 slow_down.
  * The new pair's scopes must still be ones the client may ask for (its owner can narrow them).
  */

@@ -129,7 +129,8 @@ export interface paths {
          *     `scope` to narrow (never widen) the granted scopes. The answer is a new access and refresh
          *     token pair; the previous pair stops working at once. Replaying a refresh token that was
          *     already exchanged revokes the whole grant (every token issued from the same authorisation) and
-         *     is `invalid_grant`. A refresh token presented by another client is `invalid_grant` and changes
+         *     is `invalid_grant`, whichever client replays it: a replaced token in another client's hands
+         *     has leaked. A live refresh token presented by another client is `invalid_grant` and changes
          *     nothing.
          *
          *     **Refresh leeway (30 seconds).** The same client presenting the refresh token it exchanged
@@ -137,9 +138,9 @@ export interface paths {
          *     that exchange issued: the same access and refresh token, the same scopes, `expires_in`
          *     counting down from the first answer. So two parallel refreshes of one grant (two tabs, two
          *     threads) both get 200 with identical bodies, and a retry after a lost answer gets the pair it
-         *     missed; whichever answer the client stores, it works, and the grant lives. The leeway holds
-         *     only while that pair is the grant's current one: once it has itself been refreshed, or the
-         *     grant revoked, the old token is a replay. After 30 seconds, or with another `scope`, the old
+         *     missed; whichever answer the client stores, it works, and the grant lives. The leeway is only
+         *     the same client's, and holds only while that pair is the grant's current one: once it has
+         *     itself been refreshed, or the grant revoked, the old token is a replay. After 30 seconds, or with another `scope`, the old
          *     token is a replay and revokes the grant as above (RFC 9700 section 4.14.2).
          *
          *     **Limits.** This endpoint and `/oauth2/revoke` count per client (every request of an

@@ -144,8 +144,8 @@ async function retriedAnswer(trx: Knex.Transaction, row: StoredToken, refreshTok
  * stops working at once. Rows are locked, so concurrent refreshes with one token run one after the
  * other: the first replaces the pair, and the others, within the leeway, are answered the same new
  * pair (retriedAnswer). Any other replay of a replaced token by its client, or one after the
- * leeway, revokes the whole grant. Another client presenting it changes nothing (RFC 9700 section
- * 4.14.2). Every refresh of a grant that is not revoked counts against the grant's budget; past it,
+ * leeway, revokes the whole grant (RFC 9700 section 4.14.2), as does another client presenting a
+ * replaced token; another client presenting a live one changes nothing. Every refresh of a grant that is not revoked counts against the grant's budget; past it,
  * `limited` (a replay still revokes first). `check` decides the scopes of the new pair (or
  * refuses), given the scopes the presenting client may ask for now: its row is share-locked first,
  * so an owner's edit that narrows them (`updateClient`, which locks the row for update and then
@@ -167,8 +167,14 @@ export async function rotateRefreshToken(
       .forUpdate()
       .first();
     if (!row) return { problem: 'unknown' };
-    // The client binding first: another client's replay must not revoke this client's grant.
-    if (row.client_pk !== clientPk) return { problem: 'wrong_client' };
+    // The client binding first. A live token presented by another client is refused and left
+    // alone; one already replaced has left its client (a leak), so the grant ends as on any replay,
+    // within the leeway too. Either way the answer reads as `unknown` (docs/security.md, "The
+    // refresh leeway").
+    if (row.client_pk !== clientPk) {
+      if (row.replaced_at && !row.revoked_at) await revokeGrant(trx, row.grant_id, now);
+      return { problem: 'wrong_client' };
+    }
     if (row.revoked_at) return { problem: 'revoked' };
     const replay = async (): Promise<RefreshOutcome> => {
       await revokeGrant(trx, row.grant_id, now);
