@@ -76,6 +76,22 @@ describe('connected apps page', () => {
     expect((await app.get('/settings/connected-apps', { ...PAGE, session })).text).not.toContain('Mood Diary');
   });
 
+  test('a refresh racing the disconnect leaves no pair alive', async () => {
+    // Ten races of the app refreshing while the person disconnects it: whichever finishes first,
+    // every pair the refresh made must be dead once both have answered.
+    for (let round = 0; round < 10; round++) {
+      const { session, client, secret, tokens } = await connect('mood_read');
+      const csrf = await sessionCsrf(app, session, '/settings/connected-apps');
+      const [refreshed, disconnected] = await Promise.all([
+        tokenRequest(app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, client_secret: secret! }),
+        app.post(`/settings/connected-apps/${client.client_id}/revoke`, { ...PAGE, session, form: { csrf_token: csrf } }),
+      ]);
+      expect(disconnected.status).toBe(303);
+      if (refreshed.status === 200) expect((await app.get('/api/2/accounts/profile/', { bearer: refreshed.body.access_token })).status).toBe(401);
+      else expect(refreshed.body.error).toBe('invalid_grant');
+    }
+  });
+
   test('revoking also voids a code not yet exchanged', async () => {
     const { session, client, secret } = await connect('mood_read');
     const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });

@@ -66,13 +66,19 @@ export async function disconnectEveryApp(trx: Knex.Transaction, userId: number, 
   return apps.map((app) => app.name);
 }
 
-/** Disconnects an app from the person: every token it holds for them stops working at once. */
+/**
+ * Disconnects an app from the person: every token it holds for them stops working at once. As in
+ * `disconnectEveryApp`, codes go first and the token rows are locked before the update: a refresh
+ * or exchange running now finishes first, and the update (a new statement, so it sees the pair that
+ * refresh made) revokes that pair too.
+ */
 export async function disconnectApp(db: Knex, userId: number, clientId: string, now: Date): Promise<boolean> {
   const client = await db('oauth_clients').where({ client_id: clientId }).first('id');
   if (!client) return false;
   return db.transaction(async (trx) => {
-    const revoked = await revokeClientTokensOfUser(trx, userId, client.id, now);
     await discardPendingCodes(trx, userId, client.id);
+    await trx('tokens').where({ user_id: userId, client_pk: client.id }).whereNull('revoked_at').forUpdate().select('id');
+    const revoked = await revokeClientTokensOfUser(trx, userId, client.id, now);
     if (revoked > 0) await recordGrantRevoked(trx, userId, client.id);
     return revoked > 0;
   });

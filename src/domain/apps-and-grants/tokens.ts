@@ -158,9 +158,9 @@ export async function revokeGrant(db: Knex, grantId: string, now: Date): Promise
   return db('tokens').where({ grant_id: grantId }).whereNull('revoked_at').update({ revoked_at: now, successor_sealed: null });
 }
 
-/** Revokes every token a client holds for a person (the person disconnected the app). */
+/** Revokes every token a client holds for a person (the person disconnected the app), forgetting sealed successors. */
 export async function revokeClientTokensOfUser(db: Knex, userId: number, clientPk: number, now: Date): Promise<number> {
-  return db('tokens').where({ user_id: userId, client_pk: clientPk }).whereNull('revoked_at').update({ revoked_at: now });
+  return db('tokens').where({ user_id: userId, client_pk: clientPk }).whereNull('revoked_at').update({ revoked_at: now, successor_sealed: null });
 }
 
 /**
