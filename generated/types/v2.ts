@@ -661,7 +661,9 @@ export interface paths {
         /**
          * List an endpoint's deliveries
          * @description The endpoint's latest deliveries, newest first: when, which event, what the last attempt got
-         *     and how long it took. Paged: `limit` defaults to 20 and is at most 100.
+         *     and how long it took. Paged: `limit` defaults to 20 and is at most 100. A delivery that ended
+         *     (delivered, or failed for good) is kept 90 days after it was made; pending ones stay until
+         *     they end.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;

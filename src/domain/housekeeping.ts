@@ -18,6 +18,10 @@
  *   kept while its grant has tokens, so its replay still revokes them (RFC 6749 §4.1.2).
  * - idempotency keys older than their 24 hours (domain/idempotency/keys.ts): a retry after that
  *   applies again anyway (the claim takes an expired row over), so the row only takes room.
+ * - webhook deliveries that ended (delivered, or failed for good) and were made more than
+ *   DELIVERY_RETENTION_MS ago, unless a re-send of one was just asked for: the app owner's history
+ *   (page and API) covers 90 days, as Svix's default retention does; /metrics counts live in
+ *   their own rows (docs/webhooks.md, "Metrics") and do not shrink.
  */
 import type { Knex } from 'knex';
 import { knexRaw, sql } from '../db/sql';
@@ -25,6 +29,7 @@ import { deleteExpiredKeys } from './idempotency/keys';
 
 export const GRANT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 export const CODE_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const DELIVERY_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 /** The longest throttle window (sign-ups: an hour; sign-in failures: 15 minutes). */
 export const THROTTLE_RETENTION_MS = 60 * 60 * 1000;
 /** Rows (for tokens: grants) deleted per statement, so no run holds many locks or one long transaction. */
@@ -38,6 +43,7 @@ export interface HousekeepingSummary {
   tokens: number;
   codes: number;
   idempotencyKeys: number;
+  webhookDeliveries: number;
 }
 
 /** Repeats a deleting statement (each deletes at most a batch) until it deletes nothing; the total deleted. */
@@ -88,5 +94,18 @@ export async function sweepExpired(db: Knex, now: Date): Promise<HousekeepingSum
     ),
   );
   const idempotencyKeys = await inBatches(() => deleteExpiredKeys(db, now, BATCH));
-  return { sessions, rateLimits, throttleEvents, tokens, codes, idempotencyKeys };
+  const deliveryCutoff = new Date(now.getTime() - DELIVERY_RETENTION_MS);
+  // The outer conditions are checked again on a row a re-send is changing at this moment: it stays.
+  const webhookDeliveries = await inBatches(() =>
+    rowCount(
+      db.raw(
+        ...knexRaw(sql`delete from webhook_deliveries where id in (
+           select id from webhook_deliveries
+            where status <> 'pending' and created_at <= ${deliveryCutoff} and resend_requested_at is null
+            limit ${BATCH})
+           and status <> 'pending' and resend_requested_at is null`),
+      ),
+    ),
+  );
+  return { sessions, rateLimits, throttleEvents, tokens, codes, idempotencyKeys, webhookDeliveries };
 }

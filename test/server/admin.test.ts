@@ -101,7 +101,7 @@ test('housekeeping deletes expired sessions (and the rest of domain/housekeeping
   await app.db('sessions').insert({ user_id: user.id, id_hash: 'expired-session-hash', csrf_secret: 'x', expires_at: new Date(Date.now() - 1000) });
   const result = await admin('housekeeping');
   expect(result.code).toBe(0);
-  expect(JSON.parse(result.stdout)).toEqual({ sessions: 1, rateLimits: 0, throttleEvents: 0, tokens: 0, codes: 0, idempotencyKeys: 0 });
+  expect(JSON.parse(result.stdout)).toEqual({ sessions: 1, rateLimits: 0, throttleEvents: 0, tokens: 0, codes: 0, idempotencyKeys: 0, webhookDeliveries: 0 });
   expect(await app.db('sessions').where({ user_id: user.id })).toEqual([]);
 });
 

@@ -11,6 +11,7 @@ import { makeClient, makeSession, makeUser } from '../support/fixtures';
 import { PAGE, sessionCsrf } from '../support/web';
 import { startReceiver, waitUntil, type Receiver, type Received } from '../support/webhook-receiver';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
+import { DELIVERY_RETENTION_MS, sweepExpired } from '../../src/domain/housekeeping';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -219,6 +220,27 @@ const scrape = async () => {
   expect(res.status).toBe(200);
   return res.text;
 };
+
+test('housekeeping forgets deliveries that ended more than 90 days ago; newer and pending ones stay', async () => {
+  const o = await ownedApp();
+  const endpoint = await endpointOf(o);
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push((await app.post(`/api/2/webhooks/${endpoint.id}/test/`, { headers: o.auth })).body.id);
+  await waitUntil('the four deliveries', async () => (await Promise.all(ids.map(deliveryStatus))).every((status) => status === 'delivered'));
+  const [oldDelivered, oldFailed, oldPending, recent] = ids;
+  const longAgo = new Date(Date.now() - DELIVERY_RETENTION_MS - 60_000);
+  await app.db('webhook_deliveries').whereIn('message_id', [oldDelivered, oldFailed, oldPending]).update({ created_at: longAgo });
+  await app.db('webhook_deliveries').where({ message_id: oldFailed }).update({ status: 'failed' });
+  await app.db('webhook_deliveries').where({ message_id: oldPending }).update({ status: 'pending' });
+  const before = await app.get(`/api/2/webhooks/${endpoint.id}/deliveries/`, { headers: o.auth });
+  expect(before.body.results.map((d: { id: string }) => d.id).sort()).toEqual([...ids].sort());
+
+  const swept = await sweepExpired(app.db, new Date());
+  expect(swept.webhookDeliveries).toBeGreaterThanOrEqual(2);
+  expect(await app.db('webhook_deliveries').whereIn('message_id', [oldDelivered, oldFailed])).toEqual([]);
+  const after = await app.get(`/api/2/webhooks/${endpoint.id}/deliveries/`, { headers: o.auth });
+  expect(after.body.results.map((d: { id: string }) => d.id).sort()).toEqual([oldPending, recent].sort());
+});
 
 test('/metrics counts delivery attempts, their durations, deliveries delivered and failed for good, and what is pending, from the database', async () => {
   const before = await scrape();

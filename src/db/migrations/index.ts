@@ -13,6 +13,7 @@ import * as throttleEvents from './20261122006001_throttle_events';
 import * as averageWeekdays from './20261123180001_average_weekdays';
 import * as webhooks from './20261124010001_webhooks';
 import * as idempotencyKeys from './20261126170001_idempotency_keys';
+import * as webhookDeliveryRetention from './20261126196001_webhook_delivery_retention';
 import * as webhookDeliveryStats from './20261126171001_webhook_delivery_stats';
 import * as knownAddresses from './20261126180001_known_addresses';
 import * as sessionHostCookie from './20261126181001_session_host_cookie';
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261126181001_session_host_cookie', ...sessionHostCookie },
   { name: '20261126183001_webhook_error_words', ...webhookErrorWords },
   { name: '20261126182001_refresh_successors', ...refreshSuccessors },
+  { name: '20261126196001_webhook_delivery_retention', ...webhookDeliveryRetention },
 ];
