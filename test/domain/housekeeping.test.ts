@@ -119,7 +119,15 @@ test('deletes what has expired and keeps what can still be used or still protect
   const codesBefore = (await app.db('authorisation_codes')).length;
   const limitsBefore = (await app.db('rate_limits')).length;
 
-  expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 1, rateLimits: 1, throttleEvents: 1, tokens: 2, codes: 2, idempotencyKeys: 0, webhookDeliveries: 0 });
+  expect(await sweepExpired(app.db, new Date())).toEqual({
+    sessions: 1,
+    rateLimits: 1,
+    throttleEvents: 1,
+    tokens: 2,
+    codes: 2,
+    idempotencyKeys: 0,
+    webhookDeliveries: 0,
+  });
   expect((await app.db('throttle_events').select('account_key')).map((r: { account_key: string }) => r.account_key)).toEqual(['recent']);
 
   expect([await grantRows(revokedLongAgo), await grantRows(revokedRecently), await grantRows(expiredLongAgo), await grantRows(liveGrant)]).toEqual([
@@ -137,7 +145,15 @@ test('deletes what has expired and keeps what can still be used or still protect
   expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
 
   // A second run finds nothing more.
-  expect(await sweepExpired(app.db, new Date())).toEqual({ sessions: 0, rateLimits: 0, throttleEvents: 0, tokens: 0, codes: 0, idempotencyKeys: 0, webhookDeliveries: 0 });
+  expect(await sweepExpired(app.db, new Date())).toEqual({
+    sessions: 0,
+    rateLimits: 0,
+    throttleEvents: 0,
+    tokens: 0,
+    codes: 0,
+    idempotencyKeys: 0,
+    webhookDeliveries: 0,
+  });
 
   // The kept replaced refresh token and the kept used code still revoke their grants when replayed
   // (the refresh token after the refresh leeway, when it is a replay rather than a retry).
