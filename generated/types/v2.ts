@@ -2250,7 +2250,7 @@ export interface components {
                 date: components["schemas"]["Date"];
             };
         };
-        /** @description grant.revoked: the app is no longer connected to the person (the person disconnected it, or the app revoked its last grant at POST /oauth2/revoke); its tokens for them no longer work and no more events about them follow. */
+        /** @description grant.revoked: the app is no longer connected to the person (the person disconnected it, the app revoked its last grant at POST /oauth2/revoke, or a replayed refresh token or authorisation code ended that grant); its tokens for them no longer work and no more events about them follow. */
         GrantRevokedEvent: {
             /**
              * @description The event type.

@@ -8,6 +8,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeToken, makeUser } from '../support/fixtures';
 import { startReceiver, waitUntil, type Receiver, type Received } from '../support/webhook-receiver';
 import { disconnectApp } from '../../src/domain/apps-and-grants/connected-apps';
+import { REFRESH_LEEWAY_MS } from '../../src/domain/apps-and-grants/refresh-retry';
+import { tokenRequest } from '../support/web';
 import type { User } from '../../src/domain/identity/users';
 import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 import { verifyWebhook } from '../../client/src';
@@ -140,6 +142,27 @@ test("disconnecting the app sends grant.revoked, and the person's later changes 
   await waitUntil('the outbox drained', async () => (await app.db('webhook_value_changes').where({ user_id: s.person.id })).length === 0);
   expect(await storedAbout(s.person.username, 'values.updated')).toEqual([]);
   expect(bodies(about(s.person.username, 'values.updated'))).toEqual([]);
+});
+
+test("a replayed refresh token that ends the app's last grant sends grant.revoked, as a disconnect does", async () => {
+  const s = await scene();
+  const credentials = { client_id: s.listener.client_id, client_secret: s.listenerSecret };
+  const second = await makeToken(app, s.person, s.listener, ['activity_read']);
+  // The app revokes the scene's grant itself; it keeps the second, so it is still connected.
+  expect((await app.post('/oauth2/revoke', { form: { token: s.listenerToken, ...credentials } })).status).toBe(200);
+  const refreshed = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: second.refresh_token, ...credentials });
+  expect(refreshed.status).toBe(200);
+  app.setNow(new Date(Date.now() + REFRESH_LEEWAY_MS + 1000));
+  try {
+    const replay = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: second.refresh_token, ...credentials });
+    expect(replay.body.error).toBe('invalid_grant');
+  } finally {
+    app.setNow(undefined);
+  }
+  await waitUntil('grant.revoked', () => bodies(about(s.person.username, 'grant.revoked')).length > 0);
+  const [{ message }] = bodies(about(s.person.username, 'grant.revoked'));
+  expect(signatureValid(s.endpoint.secret, message)).toBe(true);
+  expect(bodies(about(s.person.username, 'grant.revoked'))).toHaveLength(1);
 });
 
 test('attribute.ownership_changed tells of a release that leaves an attribute inactive, only for attributes the app may read', async () => {

@@ -11,7 +11,8 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashCredential, newSecret } from '../identity/credentials';
-import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
+import { issueTokens, type TokenResponse } from './tokens';
+import { endGrant } from './revocation';
 import { isPastLimit } from './quota';
 import { formatScopes } from './scopes';
 import { openSuccessor, sealSuccessor, withinLeeway } from './refresh-retry';
@@ -102,7 +103,7 @@ export async function redeemAuthorisationCode(
     if (!row) return { problem: 'unknown' as const };
     if (row.client_pk !== clientPk) return { problem: 'wrong_client' as const };
     if (row.used_at) {
-      await revokeGrant(trx, row.grant_id, now);
+      await endGrant(trx, { userId: row.user_id, clientPk: row.client_pk, grantId: row.grant_id }, now);
       return { problem: 'reused' as const };
     }
     const problem: CodeProblem | undefined = new Date(row.expires_at).getTime() <= now.getTime() ? 'expired' : check(row);
@@ -172,12 +173,12 @@ export async function rotateRefreshToken(
     // within the leeway too. Either way the answer reads as `unknown` (docs/security.md, "The
     // refresh leeway").
     if (row.client_pk !== clientPk) {
-      if (row.replaced_at && !row.revoked_at) await revokeGrant(trx, row.grant_id, now);
+      if (row.replaced_at && !row.revoked_at) await endGrant(trx, { userId: row.user_id, clientPk: row.client_pk, grantId: row.grant_id }, now);
       return { problem: 'wrong_client' };
     }
     if (row.revoked_at) return { problem: 'revoked' };
     const replay = async (): Promise<RefreshOutcome> => {
-      await revokeGrant(trx, row.grant_id, now);
+      await endGrant(trx, { userId: row.user_id, clientPk: row.client_pk, grantId: row.grant_id }, now);
       return { problem: 'replayed' };
     };
     if (row.replaced_at && !withinLeeway(row.replaced_at, now)) return replay();

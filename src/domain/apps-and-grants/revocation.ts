@@ -43,11 +43,21 @@ export async function revokeTokenOfClient(db: Knex, token: string, clientPk: num
     // grants.ts) finishes before the update below, whose own snapshot then sees the pair the
     // refresh inserted, so that pair is revoked too.
     await trx('tokens').where({ grant_id: row.grant_id }).forUpdate().select('id');
-    const revoked = await revokeGrant(trx, row.grant_id, now);
-    if (revoked === 0) return 'not_live';
-    if (!(await holdsLiveToken(trx, row.user_id, clientPk, now))) await recordGrantRevoked(trx, row.user_id, clientPk);
-    return 'revoked';
+    return (await endGrant(trx, { userId: row.user_id, clientPk, grantId: row.grant_id }, now)) ? 'revoked' : 'not_live';
   });
+}
+
+/**
+ * Revokes every token of a grant (an app's revocation, a replayed refresh token or code); when it
+ * had live tokens and that leaves the client with no live grant of the person, the app is no longer
+ * connected, and `grant.revoked` is recorded for its webhooks whoever ended the grant
+ * (docs/webhooks.md). Answers whether the grant had live tokens.
+ */
+export async function endGrant(trx: Knex.Transaction, grant: { userId: number; clientPk: number; grantId: string }, now: Date): Promise<boolean> {
+  const revoked = await revokeGrant(trx, grant.grantId, now);
+  if (revoked === 0) return false;
+  if (!(await holdsLiveToken(trx, grant.userId, grant.clientPk, now))) await recordGrantRevoked(trx, grant.userId, grant.clientPk);
+  return true;
 }
 
 /** Is the client still connected to the person (a live token of another grant)? */
