@@ -1519,6 +1519,7 @@ export interface components {
          *       "label": "Cups of tea",
          *       "group": "food",
          *       "value_type": 0,
+         *       "priority": 5,
          *       "manual": true
          *     }
          */
@@ -1536,7 +1537,12 @@ export interface components {
             group: components["schemas"]["GroupName"];
             value_type: components["schemas"]["ValueType"];
             /**
-             * @description As sent.
+             * @description The priority stored (2 for a custom tag, 5 otherwise), whatever was sent.
+             * @example 5
+             */
+            priority?: number;
+            /**
+             * @description As stored (true when not sent).
              * @example true
              */
             manual?: boolean;
