@@ -73,7 +73,12 @@ test('the create answer echoes the priority stored, not the one sent', async () 
     ],
   });
   expect(res.status).toBe(200);
-  const stored = await app.db('attributes').where({ user_id: w.user.id }).whereIn('name', ['cups_of_green_tea', 'went_swimming']).orderBy('name').select('name', 'priority');
+  const stored = await app
+    .db('attributes')
+    .where({ user_id: w.user.id })
+    .whereIn('name', ['cups_of_green_tea', 'went_swimming'])
+    .orderBy('name')
+    .select('name', 'priority');
   expect(stored).toEqual([
     { name: 'cups_of_green_tea', priority: 5 },
     { name: 'went_swimming', priority: 2 },
