@@ -351,7 +351,7 @@ export interface paths {
          *     same create twice gives `already_exists` the second time.
          *
          *     Success items for `template` items are always full attribute objects. For the other items they
-         *     are the item as sent plus the derived `name`, or full attribute objects when
+         *     are the item as sent plus the derived `name` and the stored `priority` and `manual`, or full attribute objects when
          *     `success_objects` is true. An unknown template or group fails with `not_found`, a template
          *     or a name the person already has (or an earlier item of the request created) with
          *     `already_exists`, an item with neither `template` nor all of
@@ -1521,6 +1521,7 @@ export interface components {
          *       "label": "Cups of tea",
          *       "group": "food",
          *       "value_type": 0,
+         *       "priority": 5,
          *       "manual": true
          *     }
          */
@@ -1538,7 +1539,12 @@ export interface components {
             group: components["schemas"]["GroupName"];
             value_type: components["schemas"]["ValueType"];
             /**
-             * @description As sent.
+             * @description The priority stored (2 for a custom tag, 5 otherwise), whatever was sent.
+             * @example 5
+             */
+            priority?: number;
+            /**
+             * @description As stored (true when not sent).
              * @example true
              */
             manual?: boolean;
@@ -3572,7 +3578,9 @@ export interface operations {
                      *           "label": "Went running",
                      *           "group": "custom",
                      *           "value_type": 0,
-                     *           "name": "went_running"
+                     *           "name": "went_running",
+                     *           "priority": 2,
+                     *           "manual": true
                      *         }
                      *       ],
                      *       "failed": [

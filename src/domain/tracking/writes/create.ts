@@ -146,7 +146,8 @@ export async function createAttributes(db: Knex, context: WriteContext, items: I
         outcomes.succeed(target.index, {
           attribute,
           fromTemplate: target.fromTemplate,
-          item: { ...(items[target.index] as CreateSuccess), name: attribute.name },
+          // What was stored, not what was sent: a sent `priority` or `manual` is replaced by the stored one.
+          item: { ...(items[target.index] as CreateSuccess), name: attribute.name, priority: attribute.priority, manual: attribute.manual },
         });
       else outcomes.fail(target.index, alreadyExists(target));
     }

@@ -10,8 +10,9 @@ import { inTransaction, raw, sql } from '../../../db/sql';
 import { CUSTOM_GROUP, isCustomTag, isCustomTagSql } from '../custom-tag';
 import type { WritableAttribute, WriteContext } from './context';
 
-export const CUSTOM_STRING_TEMPLATE = 'custom';
-export const CUSTOM_STRING_MAX_LENGTH = 250;
+import { CUSTOM_STRING_TEMPLATE, fitLabels } from './custom-text';
+
+export { CUSTOM_STRING_TEMPLATE } from './custom-text';
 
 /** A written attribute is a tag by the one definition (src/domain/tracking/custom-tag.ts). */
 export function isTag(attribute: Pick<WritableAttribute, 'group_name' | 'value_type' | 'priority'>): boolean {
@@ -20,10 +21,7 @@ export function isTag(attribute: Pick<WritableAttribute, 'group_name' | 'value_t
 
 /** The day's custom text from its tag names in write order (oldest first). */
 export function customText(tagNames: string[]): string {
-  const labels = tagNames.map((name) => name.replace(/_/g, ' '));
-  while (labels.length > 1 && labels.join(', ').length > CUSTOM_STRING_MAX_LENGTH) labels.shift();
-  const text = labels.join(', ');
-  return text.length > CUSTOM_STRING_MAX_LENGTH ? text.slice(0, CUSTOM_STRING_MAX_LENGTH) : text;
+  return fitLabels(tagNames.map((name) => name.replace(/_/g, ' ')));
 }
 
 interface DayTagRow {

@@ -11,7 +11,7 @@ import { ItemError, type Outcomes } from './batch';
 import { WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
 import { dayKey, valueRows } from './verified-write';
 import { checkTotal } from './value-rules';
-import { isTag, refreshCustomTexts } from './custom-tags';
+import { CUSTOM_STRING_TEMPLATE, isTag, refreshCustomTexts } from './custom-tags';
 import { dayLockKeys, dayLocks } from './day-locks';
 import { operationsOf, written, type DayTotal, type Operation, type Target, type WrittenItem } from './value-items';
 
@@ -108,6 +108,20 @@ async function lockDaysAndAttributes(trx: Knex.Transaction, userId: number, targ
   return new Map(rows.map((row) => [row.name, row]));
 }
 
+/**
+ * The days whose custom text is rebuilt from their tags: those where a tag was written after any
+ * text written to `custom` in the batch. Items apply in the order sent (docs/batch-writes.md), so
+ * a text written after the day's tags is kept, as two separate requests would keep it.
+ */
+function datesToRetext(operations: Operation[]): string[] {
+  const lastWasTag = new Map<string, boolean>();
+  for (const operation of operations) {
+    if (isTag(operation.attribute)) lastWasTag.set(operation.date, true);
+    else if ((operation.attribute.template_name ?? operation.attribute.name) === CUSTOM_STRING_TEMPLATE) lastWasTag.set(operation.date, false);
+  }
+  return [...lastWasTag].filter(([, tag]) => tag).map(([date]) => date);
+}
+
 /** The database part of a batch: everything after the checks that need none. */
 export async function applyWrites(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<WrittenItem>, targets: Target[]): Promise<void> {
   const attributes = await lockDaysAndAttributes(trx, context.userId, targets);
@@ -116,6 +130,6 @@ export async function applyWrites(trx: Knex.Transaction, context: WriteContext, 
   const days = [...applyInOrder(operations, await startingTotals(trx, context.userId, operations), outcomes).values()];
   if (days.length === 0) return;
   await writeTotals(trx, context, days);
-  const tagDates = days.filter((d) => isTag(d.attribute)).map((d) => d.date);
+  const tagDates = datesToRetext(operations);
   if (tagDates.length > 0) await refreshCustomTexts(trx, context, tagDates);
 }

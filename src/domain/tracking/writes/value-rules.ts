@@ -5,12 +5,21 @@
  */
 import { ItemError, hasNul } from './batch';
 import { isSupportedDate } from '../../time';
+import { isCustomTag } from '../custom-tag';
+import { CUSTOM_STRING_TEMPLATE, fitCustomText } from './custom-text';
 
 /** The attribute facts the rules depend on. */
 export interface ValueTarget {
   name: string;
   template_name: string | null;
+  group_name: string;
   value_type: number;
+  priority: number;
+}
+
+/** A custom tag (src/domain/tracking/custom-tag.ts): 1 on the days it was used, 0 otherwise. */
+function isTagTarget(target: ValueTarget): boolean {
+  return isCustomTag({ group: target.group_name, valueType: target.value_type, priority: target.priority });
 }
 
 const INTEGER_TYPES = new Set([0, 3, 4, 6, 7, 8]);
@@ -40,7 +49,8 @@ export function checkValue(target: ValueTarget, value: unknown): number | string
     if (templateOf(target) === 'mood_note' && [...value].length > MOOD_NOTE_MAX_LENGTH) {
       throw new ItemError('validation', `${subject}: a mood note is at most ${MOOD_NOTE_MAX_LENGTH} characters.`);
     }
-    return value;
+    // The day's custom text is kept to 250 characters, whole tags first (custom-text.ts).
+    return templateOf(target) === CUSTOM_STRING_TEMPLATE ? fitCustomText(value) : value;
   }
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     const kind = INTEGER_TYPES.has(type) ? 'an integer' : 'a number';
@@ -55,12 +65,15 @@ export function checkValue(target: ValueTarget, value: unknown): number | string
 
 /** Does checkRange limit this attribute's totals? (Then an increment's success depends on what is stored.) */
 export function hasRange(target: ValueTarget): boolean {
-  return target.value_type === 7 || target.value_type === 8 || target.value_type === 5 || templateOf(target) === 'mood';
+  return isTagTarget(target) || target.value_type === 7 || target.value_type === 8 || target.value_type === 5 || templateOf(target) === 'mood';
 }
 
 /** The ranges the v2 document states, for a whole day's value (also checked on an increment's total). */
 function checkRange(target: ValueTarget, value: number): void {
   const subject = `Attribute ${target.name}`;
+  if (isTagTarget(target) && value !== 0 && value !== 1) {
+    throw new ItemError('validation', `${subject} is a custom tag: 1 on a day it was used, 0 otherwise (not ${value}).`);
+  }
   if (target.value_type === 7 && value !== 0 && value !== 1) throw new ItemError('validation', `${subject} is a boolean: 0 or 1.`);
   if (target.value_type === 8 && (value < 1 || value > 9)) throw new ItemError('validation', `${subject} is a scale from 1 to 9.`);
   if (target.value_type === 5 && (value < 0 || value > 1)) throw new ItemError('validation', `${subject} is a percentage from 0.0 to 1.0.`);

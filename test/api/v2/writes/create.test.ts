@@ -39,9 +39,9 @@ test('creating an attribute that exists fails with already_exists', async () => 
   expect(res.body.failed[0]).toMatchObject({ template: 'floors', error_code: 'already_exists' });
 });
 
-test('a label item echoes the item with the name derived from the label; manual defaults to true', async () => {
+test('a label item echoes the item with the name derived from the label and the stored priority; manual defaults to true', async () => {
   const res = await create([{ label: 'Cups of tea', group: 'food', value_type: 0 }]);
-  expect(res.body.success).toEqual([{ label: 'Cups of tea', group: 'food', value_type: 0, name: 'cups_of_tea' }]);
+  expect(res.body.success).toEqual([{ label: 'Cups of tea', group: 'food', value_type: 0, name: 'cups_of_tea', priority: 5, manual: true }]);
   const row = await app.db('attributes').where({ user_id: w.user.id, name: 'cups_of_tea' }).first();
   expect(row).toMatchObject({ manual: true, template_name: null, group_name: 'food', value_type: 0, active: true });
 });
