@@ -53,7 +53,11 @@ async function insightsOver(trx: Knex.Transaction, userId: number, dates: string
 
 function sameFigures(row: StoredInsight, found: Insight): boolean {
   return (
-    row.html === found.html && row.text === found.text && row.value === (found.value ?? null) && row.value2 === (found.value2 ?? null) && row.target_date === found.targetDate
+    row.html === found.html &&
+    row.text === found.text &&
+    row.value === (found.value ?? null) &&
+    row.value2 === (found.value2 ?? null) &&
+    row.target_date === found.targetDate
   );
 }
 

@@ -97,7 +97,11 @@ describe('attributes settings page', () => {
       form: { csrf_token: /name="csrf_token" value="([^"]+)"/.exec(asked.text)![1], owner: '__deactivate__', confirm: '1', private: '1' },
     });
     expect(confirmed.status).toBe(303);
-    expect(await app.db('attributes').where({ user_id: user.id, name: 'sleep' }).first()).toMatchObject({ active: false, owner_client_pk: null, private: true });
+    expect(await app.db('attributes').where({ user_id: user.id, name: 'sleep' }).first()).toMatchObject({
+      active: false,
+      owner_client_pk: null,
+      private: true,
+    });
   });
 
   test('the attribute can be deactivated: nobody owns it and it is inactive', async () => {

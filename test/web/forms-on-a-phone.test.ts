@@ -43,10 +43,13 @@ afterAll(async () => {
 
 /** Where the element's box is on the screen as the page comes back (no scrolling by the test). */
 async function screenBox(selector: string): Promise<{ top: number; bottom: number }> {
-  const box = await page.locator(selector).first().evaluate((element) => {
-    const rect = element.getBoundingClientRect();
-    return { top: rect.top, bottom: rect.bottom };
-  });
+  const box = await page
+    .locator(selector)
+    .first()
+    .evaluate((element) => {
+      const rect = element.getBoundingClientRect();
+      return { top: rect.top, bottom: rect.bottom };
+    });
   return box;
 }
 

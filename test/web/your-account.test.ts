@@ -246,11 +246,7 @@ test("deleting removes everything of the person at once; people who connected th
 });
 
 describe('where you are logged in', () => {
-  const BROWSERS = [
-    'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0',
-    'Daybook phone <script>alert(1)</script>',
-    'curl/8.1',
-  ];
+  const BROWSERS = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', 'Daybook phone <script>alert(1)</script>', 'curl/8.1'];
   /** Phones and other desktops, for the names. */
   const MORE_BROWSERS = [
     'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',

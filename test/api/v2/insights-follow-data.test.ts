@@ -96,7 +96,7 @@ test("an insight about today's mood is recomputed when the mood changes, withdra
   expect(await app.db('insights').where({ user_id: user.id, attribute_id: mood.id, type_name: 'today_below_weekday' })).toEqual([]);
 });
 
-test('a change to a day outside an insight\'s source days leaves it shown and untouched', async () => {
+test("a change to a day outside an insight's source days leaves it shown and untouched", async () => {
   const { user, simpleToken } = await makeUser(app, { timezone: 'UTC' });
   const { client } = await makeClient(app, user, 'Mood app');
   const bearer = (await makeToken(app, user, client, ['mood_read', 'mood_write'])).access_token;
