@@ -3,6 +3,7 @@
  * screen, not 1,000-1,500 px below it; sessions named "Chrome on Linux, last used just now";
  * deactivating an attribute asking first, with no JavaScript.
  */
+import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app';
 import { makeUser, resetSignInThrottle } from '../support/fixtures';
@@ -13,6 +14,7 @@ import type { User } from '../../src/domain/identity/users';
 jest.setTimeout(120_000);
 
 const PHONE = { width: 390, height: 844 };
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 let app: TestApp;
 let browser: Browser;
@@ -53,6 +55,22 @@ async function screenBox(selector: string): Promise<{ top: number; bottom: numbe
   return box;
 }
 
+/** axe-core's violations on the page as it is, in light and in dark (as test/web/layout.test.ts runs it). */
+async function axeViolations(): Promise<unknown[]> {
+  const found: unknown[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.evaluate(AXE_SOURCE);
+    found.push(
+      ...((await page.evaluate(
+        `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })))`,
+      )) as unknown[]),
+    );
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
 test('a wrong password in the delete form shows its message at the top of the phone screen', async () => {
   await page.goto(`${app.baseUrl}/settings/account`);
   const form = page.locator('form[action="/settings/account/delete"]');
@@ -65,6 +83,7 @@ test('a wrong password in the delete form shows its message at the top of the ph
   expect(summary.top).toBeGreaterThanOrEqual(0);
   expect(summary.bottom).toBeLessThan(PHONE.height / 2);
   expect(await page.locator('.error-summary').innerText()).toMatch(/^Your account was not deleted\. .*password/is);
+  expect(await axeViolations()).toEqual([]);
   // Its link goes to the form.
   await page.locator('.error-summary a').click();
   expect((await screenBox('#password')).top).toBeLessThan(PHONE.height);
@@ -96,6 +115,7 @@ test('deactivating an attribute asks first; "Keep it as it is" changes nothing, 
   await row.locator('select[name=owner]').selectOption('__deactivate__');
   await Promise.all([page.waitForURL(/\/settings\/attributes\/sleep$/), row.locator('button[type=submit]').click()]);
   expect(await page.locator('h1').innerText()).toBe('Deactivate Sleep?');
+  expect(await axeViolations()).toEqual([]);
   await Promise.all([page.waitForURL(/\/settings\/attributes#attribute-sleep$/), page.getByRole('link', { name: 'Keep it as it is' }).click()]);
   expect(await page.locator('#attribute-sleep').innerText()).not.toContain('Inactive');
 
