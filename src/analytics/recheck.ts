@@ -45,7 +45,7 @@ async function insightsOver(trx: Knex.Transaction, userId: number, dates: string
     trx,
     sql`select i.id, i.type_name, i.dedupe_key, i.as_of::text as as_of, i.target_date::text as target_date, i.html, i.text, i.value, i.value2
           from insights i
-         where i.user_id = ${userId}
+         where i.user_id = ${userId} and i.as_of >= ${[...dates].sort()[0]}::date
            and exists (select 1 from jsonb_array_elements_text(${JSON.stringify(dates)}::jsonb) d where d::date between i.source_from and i.as_of)`,
   );
   return stored.filter((row) => KNOWN_TYPES.has(row.type_name));
