@@ -5,7 +5,7 @@
  * run has done so neither version's list shows the stale sentence.
  */
 import { startTestApp, type TestApp } from '../../support/app';
-import { makeClient, makeToken, makeUser } from '../../support/fixtures';
+import { makeClient, makeSession, makeToken, makeUser } from '../../support/fixtures';
 import { addValues } from '../../support/seed';
 import { generateInsights } from '../../../src/analytics/derive';
 import { startJobs, type Jobs } from '../../../src/jobs/queues';
@@ -46,14 +46,18 @@ interface Listed {
   text: string;
 }
 
-/** The mood insights of today in the v2 and the v1 lists. */
-async function moodToday(token: string): Promise<{ v2: string[]; v1: string[] }> {
+/** The mood insights of today in the v2 and the v1 lists, and whether the person's insights page says "Mood today". */
+async function moodToday(token: string, session?: string): Promise<{ v2: string[]; v1: string[]; page?: boolean }> {
   const v2 = await app.get('/api/2/insights/?limit=100', { token });
   const v1 = await app.get('/api/1/users/$self/insights/?limit=100', { token });
   expect(v2.status).toBe(200);
   expect(v1.status).toBe(200);
   const pick = (results: Listed[]) => results.filter((i) => i.type.attribute.name === 'mood' && i.type.name.startsWith('today_')).map((i) => i.text);
-  return { v2: pick(v2.body.results), v1: pick(v1.body.results) };
+  const shown = { v2: pick(v2.body.results), v1: pick(v1.body.results) };
+  if (!session) return shown;
+  const page = await app.get('/data/insights', { session, unvalidated: true });
+  expect(page.status).toBe(200);
+  return { ...shown, page: page.text.includes('Mood today') };
 }
 
 /** Runs the value-changes sweep, then waits until the insight run it queued drained the person's changes. */
@@ -64,6 +68,7 @@ async function sweepAndWait(userId: number): Promise<void> {
 
 test("an insight about today's mood is recomputed when the mood changes, withdrawn when it no longer holds, hidden in between", async () => {
   const { user, simpleToken } = await makeUser(app, { timezone: 'UTC' });
+  const session = await makeSession(app, user);
   const { client } = await makeClient(app, user, 'Mood app');
   const bearer = (await makeToken(app, user, client, ['mood_read', 'mood_write'])).access_token;
   expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood' }] })).status).toBe(200);
@@ -73,26 +78,28 @@ test("an insight about today's mood is recomputed when the mood changes, withdra
   for (let weeks = 1; weeks <= 8; weeks++) history[addDays(TODAY, -7 * weeks)] = 8;
   await addValues(app, user.id, mood, history);
   await generateInsights(app.db, user.id, { now: NOW });
-  expect(await moodToday(simpleToken)).toEqual({
+  expect(await moodToday(simpleToken, session)).toEqual({
     v2: ['Mood today: 4, below a usual Thursday (8).'],
     v1: ['Mood today: 4, below a usual Thursday (8).'],
+    page: true,
   });
 
   // Mood 3: hidden at once, recomputed by the sweep's run.
   const write = (value: number) => app.post('/api/2/attributes/update/', { bearer, json: [{ name: 'mood', date: TODAY, value }] });
   expect((await write(3)).status).toBe(200);
-  expect(await moodToday(simpleToken)).toEqual({ v2: [], v1: [] });
+  expect(await moodToday(simpleToken, session)).toEqual({ v2: [], v1: [], page: false });
   await sweepAndWait(user.id);
-  expect(await moodToday(simpleToken)).toEqual({
+  expect(await moodToday(simpleToken, session)).toEqual({
     v2: ['Mood today: 3, below a usual Thursday (8).'],
     v1: ['Mood today: 3, below a usual Thursday (8).'],
+    page: true,
   });
 
   // Mood 7 is not below a usual Thursday: withdrawn.
   expect((await write(7)).status).toBe(200);
-  expect(await moodToday(simpleToken)).toEqual({ v2: [], v1: [] });
+  expect(await moodToday(simpleToken, session)).toEqual({ v2: [], v1: [], page: false });
   await sweepAndWait(user.id);
-  expect(await moodToday(simpleToken)).toEqual({ v2: [], v1: [] });
+  expect(await moodToday(simpleToken, session)).toEqual({ v2: [], v1: [], page: false });
   expect(await app.db('insights').where({ user_id: user.id, attribute_id: mood.id, type_name: 'today_below_weekday' })).toEqual([]);
 });
 
