@@ -32,6 +32,7 @@ import { v1Handlers } from './api/v1';
 import { oauthHandlers, PARAMETER_ENDPOINTS, tokenRequestParseErrors } from './oauth';
 import { webRoutes } from './web';
 import { refuseCrossSiteForms } from './web/same-origin';
+import { compressAnswers } from './http/compression';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
@@ -76,6 +77,7 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   // Outside the error mapper, so that it counts the status the client gets.
   if (metrics) app.use(metrics.observe);
   app.use(requestContext(deps.logger, hops));
+  app.use(compressAnswers({ minBytes: deps.config.compressMinBytes }));
   app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
   app.use(noStoreForApiAnswers());
   app.use(async (ctx, next) => {

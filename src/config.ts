@@ -55,6 +55,8 @@ export interface Config {
   oauthClientRequestsPerHour: number;
   oauthRefreshesPerGrantPerHour: number;
   oauthClientAuthFailuresPer15Min: number;
+  /** COMPRESS_MIN_BYTES: answers at least this long are sent compressed to clients that accept it (http/compression.ts). */
+  compressMinBytes: number;
   /** RATE_LIMIT_PER_HOUR: requests per hour per person's connection (300 in the API documents, "Rate limits"; domain/apps-and-grants/quota.ts). */
   rateLimitPerHour: number;
   /**
@@ -192,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
     signUpsPerHour: integer(env, 'SIGN_UPS_PER_HOUR', 10, 1, 1_000_000),
     rateLimitPerHour: integer(env, 'RATE_LIMIT_PER_HOUR', 300, 1, 100_000_000),
+    compressMinBytes: integer(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1_000_000_000),
     sessionIdleMinutes: integer(env, 'SESSION_IDLE_MINUTES', 7 * 24 * 60, 5, 14 * 24 * 60),
     oauthClientRequestsPerHour: integer(env, 'OAUTH_CLIENT_REQUESTS_PER_HOUR', 20_000, 1, 100_000_000),
     oauthRefreshesPerGrantPerHour: integer(env, 'OAUTH_REFRESHES_PER_GRANT_PER_HOUR', 60, 1, 1_000_000),

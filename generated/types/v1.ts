@@ -155,6 +155,10 @@ export interface paths {
          * @description A paged list of the authenticated user's insights, newest first, limited to attributes the
          *     credentials may read. `date_min` and `date_max` bound the date the insight was created
          *     (local to the user), both inclusive. Another user's insights are refused with 403.
+         *
+         *     Insights follow the data: when a value an insight was computed from changes, the insight is
+         *     brought up to date or withdrawn within about a minute, and until then it is left out of this
+         *     list.
          */
         get: operations["listUserInsights"];
         put?: never;

@@ -487,6 +487,10 @@ export interface paths {
          *     insight was created (in the person's time zone); `priority` keeps one level, from 1 (real
          *     time or today) to 4 (last month).
          *
+         *     Insights follow the data: when a value an insight was computed from changes, the insight is
+         *     brought up to date or withdrawn within about a minute, and until then it is left out of this
+         *     list, so the list never says something the person's current values contradict.
+         *
          *     Visibility: only insights about attributes in the groups the token may read (`<group>_read`),
          *     plus manual attributes when it has `manual_read`; a simple token and a session may read every
          *     group. Filters that match nothing give an empty list, never an error.

@@ -15,6 +15,7 @@ import { computeCorrelations } from './correlations';
 import { INSIGHT_LOOKBACK_DAYS, findInsights } from './insights';
 import type { UserData } from './series';
 import { loadUserData } from './load-user-data';
+import { recheckInsights } from './recheck';
 import { drainChanges, insertInsights, markInsightsRun, pendingChanges, recordWeek, replaceAverages, replaceCorrelations } from './store';
 import { CORRELATION_WINDOW_DAYS, weekDate } from './week';
 import { recordDerivedUpdated } from '../domain/webhooks/record';
@@ -65,6 +66,11 @@ async function timezoneOf(db: Knex, userId: number): Promise<string | undefined>
   return isValidTimeZone(row.timezone) ? row.timezone : 'UTC';
 }
 
+/** An insight run's source days: the insights it stores as of `today` come from these (recheck.ts). */
+function insightSource(today: string): { asOf: string; sourceFrom: string } {
+  return { asOf: today, sourceFrom: addDays(today, -INSIGHT_LOOKBACK_DAYS) };
+}
+
 function countValues(data: UserData): number {
   return data.attributes.reduce((sum, a) => sum + a.count, 0);
 }
@@ -93,7 +99,8 @@ export async function deriveUser(db: Knex, userId: number, options: DeriveOption
     await replaceAverages(trx, userId, date, averages);
     await replaceCorrelations(trx, userId, date, correlations.published);
     await options.hooks?.afterWrite?.(trx);
-    const added = await insertInsights(trx, userId, insights, options.now);
+    const rechecked = await recheckInsights(trx, userId, changes);
+    const added = await insertInsights(trx, userId, insights, options.now, insightSource(today));
     await markInsightsRun(trx, userId, today);
     await drainChanges(trx, userId, changes);
     const ms = performance.now() - started;
@@ -107,7 +114,7 @@ export async function deriveUser(db: Knex, userId: number, options: DeriveOption
       durationMs: ms,
       computedAt: options.now,
     });
-    await recordDerivedUpdated(trx, userId, ['averages', 'correlations', ...(added > 0 ? ['insights'] : [])], date);
+    await recordDerivedUpdated(trx, userId, ['averages', 'correlations', ...(added + rechecked.updated + rechecked.withdrawn > 0 ? ['insights'] : [])], date);
     return {
       userId,
       date,
@@ -130,11 +137,15 @@ export interface InsightRunSummary {
   today: string;
   found: number;
   added: number;
+  /** Stored insights brought up to date, and withdrawn, after their source days changed (recheck.ts). */
+  updated: number;
+  withdrawn: number;
 }
 
 /**
  * Generates the person's insights as of their today (after writes, and once a day): the same
- * findings as a derive, without the weekly statistics. Drains the value changes it saw.
+ * findings as a derive, without the weekly statistics. Rechecks the stored insights whose source
+ * days changed (recheck.ts) and drains the value changes it saw.
  */
 export async function generateInsights(db: Knex, userId: number, options: { now: Date }): Promise<InsightRunSummary | undefined> {
   const timezone = await timezoneOf(db, userId);
@@ -145,10 +156,11 @@ export async function generateInsights(db: Knex, userId: number, options: { now:
     const changes = await pendingChanges(trx, userId);
     const data = await loadUserData(trx, userId, addDays(today, -INSIGHT_LOOKBACK_DAYS), today);
     const insights = findInsights(data, today);
-    const added = await insertInsights(trx, userId, insights, options.now);
+    const { updated, withdrawn } = await recheckInsights(trx, userId, changes);
+    const added = await insertInsights(trx, userId, insights, options.now, insightSource(today));
     await markInsightsRun(trx, userId, today);
     await drainChanges(trx, userId, changes);
-    if (added > 0) await recordDerivedUpdated(trx, userId, ['insights'], today);
-    return { userId, today, found: insights.length, added };
+    if (added + updated + withdrawn > 0) await recordDerivedUpdated(trx, userId, ['insights'], today);
+    return { userId, today, found: insights.length, added, updated, withdrawn };
   });
 }

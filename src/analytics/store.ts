@@ -1,7 +1,8 @@
 /**
  * Writing derived data, each kind in one statement (a JSON parameter, not bindings per row), inside
  * the caller's transaction. A week's averages and correlations replace that week's earlier set;
- * other weeks stay as history. Insights are inserted once: their dedupe key makes a rerun a no-op.
+ * other weeks stay as history. Insights are inserted once: their dedupe key makes a rerun a no-op
+ * (a change to their source days rechecks them: recheck.ts).
  */
 import type { Knex } from 'knex';
 import { knexRaw, sql } from '../db/sql';
@@ -54,8 +55,17 @@ export async function replaceCorrelations(trx: Knex.Transaction, userId: number,
   );
 }
 
-/** Stores the insights not stored before; returns how many were new. */
-export async function insertInsights(trx: Knex.Transaction, userId: number, insights: Insight[], created: Date): Promise<number> {
+/**
+ * Stores the insights not stored before, found as of the person's local date `asOf` from the values
+ * of `sourceFrom` to `asOf` (their source days, recheck.ts); returns how many were new.
+ */
+export async function insertInsights(
+  trx: Knex.Transaction,
+  userId: number,
+  insights: Insight[],
+  created: Date,
+  source: { asOf: string; sourceFrom: string },
+): Promise<number> {
   if (insights.length === 0) return 0;
   const rows = insights.map((i) => ({
     type_name: i.type.name,
@@ -71,8 +81,9 @@ export async function insertInsights(trx: Knex.Transaction, userId: number, insi
   }));
   // knex's raw (not `inTransaction`): the answer is the row count, not rows.
   const result = await trx.raw(
-    ...knexRaw(sql`insert into insights (user_id, type_name, period, priority, attribute_id, target_date, created, html, text, value, value2, dedupe_key)
-     select ${userId}::bigint, r.type_name, r.period, r.priority, r.attribute_id, r.target_date, ${created.toISOString()}::timestamptz, r.html, r.text, r.value, r.value2, r.dedupe_key
+    ...knexRaw(sql`insert into insights (user_id, type_name, period, priority, attribute_id, target_date, created, html, text, value, value2, dedupe_key, as_of, source_from)
+     select ${userId}::bigint, r.type_name, r.period, r.priority, r.attribute_id, r.target_date, ${created.toISOString()}::timestamptz, r.html, r.text, r.value, r.value2, r.dedupe_key,
+       ${source.asOf}::date, ${source.sourceFrom}::date
      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(type_name text, period integer, priority smallint, attribute_id bigint,
        target_date date, html text, text text, value text, value2 text, dedupe_key text)
      on conflict (user_id, dedupe_key) do nothing`),

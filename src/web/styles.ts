@@ -127,4 +127,7 @@ details.numbers summary{cursor:pointer}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .hero{padding:1.6rem 1.4rem}
 .hero p{font-size:1.1rem}
+ul.sessions{list-style:none;padding:0;margin:0}
+li.session{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.3rem 1rem;padding:.6rem 0;border-bottom:1px solid var(--line)}
+li.session p{margin:0}
 `;

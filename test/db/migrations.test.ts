@@ -144,6 +144,48 @@ describe('migrations', () => {
     await knex('averages').where({ user_id: attribute.user_id }).delete();
   });
 
+  test('insights stored before they recorded their source days get the day they were found as of back from their type and key', async () => {
+    const attribute = await knex('attributes').first('user_id', 'id');
+    await knex.migrate.down({ ...MIGRATION_CONFIG, name: '20261126193001_insight_as_of' });
+    const stored = (type_name: string, key: string, target_date: string | null) => ({
+      user_id: attribute.user_id,
+      attribute_id: attribute.id,
+      type_name,
+      period: 30,
+      priority: 1,
+      target_date,
+      created: new Date('2026-11-19T07:00:00Z'),
+      html: '<p>an insight</p>',
+      text: 'an insight',
+      dedupe_key: `${type_name}:${attribute.id}:${key}`,
+    });
+    try {
+      await knex('insights').insert([
+        stored('today_below_weekday', '2026-11-19', '2026-11-19'),
+        stored('record_high', '2026-11-18', '2026-11-18'),
+        stored('average_streak', '2026-11-10', '2026-11-18'),
+        stored('week_high', '2026-11-09', null),
+        stored('month_summary', '2026-10', null),
+        stored('some_old_type', 'x', null),
+      ]);
+    } finally {
+      await migrateLatest(knex);
+    }
+    const rows = await knex('insights')
+      .where({ user_id: attribute.user_id })
+      .select('type_name', knex.raw('as_of::text as as_of'), knex.raw('source_from::text as source_from'))
+      .orderBy('id');
+    expect(rows).toEqual([
+      { type_name: 'today_below_weekday', as_of: '2026-11-19', source_from: '2025-11-17' },
+      { type_name: 'record_high', as_of: '2026-11-19', source_from: '2025-11-17' },
+      { type_name: 'average_streak', as_of: '2026-11-19', source_from: '2025-11-17' },
+      { type_name: 'week_high', as_of: '2026-11-16', source_from: '2025-11-14' },
+      { type_name: 'month_summary', as_of: '2026-11-01', source_from: '2025-10-30' },
+      { type_name: 'some_old_type', as_of: '2026-11-19', source_from: '2025-11-17' },
+    ]);
+    await knex('insights').where({ user_id: attribute.user_id }).delete();
+  });
+
   test("deleting a user removes all of the user's rows", async () => {
     const user = await knex('users').where({ username: 'Demo' }).first('id');
     await knex('users').where({ id: user.id }).delete();

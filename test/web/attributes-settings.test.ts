@@ -76,9 +76,37 @@ describe('attributes settings page', () => {
     expect((await app.db('attributes').where({ user_id: user.id, name: 'sleep' }).first()).owner_client_pk).toBe(tracker.id);
   });
 
+  test('deactivating asks first: the page says what it means, and nothing changes until it is confirmed', async () => {
+    const { user, session, tracker } = await setUp();
+    const asked = await save(session, 'sleep', { owner: '__deactivate__', private: '1' });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<h1>Deactivate Sleep?</h1>');
+    expect(asked.text).toContain('Sleep Tracker stops owning it');
+    expect(asked.text).toContain('<a href="/settings/attributes#attribute-sleep">Keep it as it is</a>');
+    expect(asked.text).toMatch(/<input type="hidden" name="confirm" value="1">/);
+    expect(asked.text).toMatch(/<input type="hidden" name="private" value="1">/);
+    expect(await app.db('attributes').where({ user_id: user.id, name: 'sleep' }).first()).toMatchObject({
+      active: true,
+      owner_client_pk: tracker.id,
+      private: false,
+    });
+    // The page's own button: the same change, confirmed (with its own anti-forgery token).
+    const confirmed = await app.post('/settings/attributes/sleep', {
+      ...PAGE,
+      session,
+      form: { csrf_token: /name="csrf_token" value="([^"]+)"/.exec(asked.text)![1], owner: '__deactivate__', confirm: '1', private: '1' },
+    });
+    expect(confirmed.status).toBe(303);
+    expect(await app.db('attributes').where({ user_id: user.id, name: 'sleep' }).first()).toMatchObject({
+      active: false,
+      owner_client_pk: null,
+      private: true,
+    });
+  });
+
   test('the attribute can be deactivated: nobody owns it and it is inactive', async () => {
     const { user, session, band } = await setUp();
-    await save(session, 'sleep', { owner: '__deactivate__' });
+    await save(session, 'sleep', { owner: '__deactivate__', confirm: '1' });
     const row = await app.db('attributes').where({ user_id: user.id, name: 'sleep' }).first();
     expect(row).toMatchObject({ active: false, owner_client_pk: null });
     const page = await app.get('/settings/attributes', { ...PAGE, session });
@@ -100,7 +128,8 @@ describe('attributes settings page', () => {
     const first = await setUp();
     const second = await setUp();
     expect((await save(first.session, 'no_such_attribute', { owner: '__deactivate__' })).status).toBe(404);
-    await save(first.session, 'sleep', { owner: '__deactivate__' });
+    expect((await save(first.session, 'no_such_attribute', { owner: '__deactivate__', confirm: '1' })).status).toBe(404);
+    await save(first.session, 'sleep', { owner: '__deactivate__', confirm: '1' });
     expect((await app.db('attributes').where({ user_id: second.user.id, name: 'sleep' }).first()).active).toBe(true);
   });
 

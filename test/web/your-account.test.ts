@@ -247,13 +247,19 @@ test("deleting removes everything of the person at once; people who connected th
 
 describe('where you are logged in', () => {
   const BROWSERS = ['Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0', 'Daybook phone <script>alert(1)</script>', 'curl/8.1'];
+  /** Phones and other desktops, for the names. */
+  const MORE_BROWSERS = [
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0',
+  ];
 
   /** Logs a new person in from each browser; their session cookies in the same order. */
-  async function loggedInEverywhere(): Promise<{ user: User; sessions: string[] }> {
+  async function loggedInEverywhere(browsers = BROWSERS): Promise<{ user: User; sessions: string[] }> {
     await resetSignInThrottle(app);
     const { user, password } = await makeUser(app);
     const sessions: string[] = [];
-    for (const browser of BROWSERS) {
+    for (const browser of browsers) {
       const res = await logIn(app, user.username, password, { 'User-Agent': browser });
       expect(res.status).toBe(303);
       sessions.push(setCookie(res, 'daybook_session')!);
@@ -264,21 +270,30 @@ describe('where you are logged in', () => {
   const accountPage = (session: string) => app.get('/settings/account', { ...PAGE, session });
   const works = async (session: string) => (await app.get('/settings/profile', { ...PAGE, session })).status === 200;
 
-  test('lists each session with its browser (as text), this one marked; use is recorded to the minute', async () => {
-    const { user, sessions } = await loggedInEverywhere();
+  test('lists each session as "Chrome on Android, last used …" (never the raw browser string), this one marked; use is recorded to the minute', async () => {
+    const everywhere = [...BROWSERS, ...MORE_BROWSERS];
+    const { user, sessions } = await loggedInEverywhere(everywhere);
+    await app
+      .db('sessions')
+      .where({ user_id: user.id, user_agent: MORE_BROWSERS[0] })
+      .update({ last_seen_at: new Date(Date.now() - 3 * 3600_000 - 60_000) });
     const page = await accountPage(sessions[0]);
-    const rows = [...page.text.matchAll(/<tr class="session"><td>(.*?)<\/td>.*?<td>(<strong>This browser<\/strong>|<form)/gs)].map((m) => [
-      m[1],
+    const rows = [...page.text.matchAll(/<li class="session"><p>(.*?)<br>.*?<\/p>\s*(<form|<\/li>)/gs)].map((m) => [
+      m[1].replace(/<[^>]+>/g, ''),
       m[2] === '<form' ? 'other' : 'this',
     ]);
     expect(rows).toEqual(
       expect.arrayContaining([
-        [BROWSERS[0], 'this'],
-        ['Daybook phone &lt;script&gt;alert(1)&lt;/script&gt;', 'other'],
-        [BROWSERS[2], 'other'],
+        ['Firefox on Linux (this browser), last used just now', 'this'],
+        ['Unknown browser, last used just now', 'other'],
+        ['curl, last used just now', 'other'],
+        ['Chrome on Android, last used 3 hours ago', 'other'],
+        ['Safari on iPhone, last used just now', 'other'],
+        ['Edge on Windows, last used just now', 'other'],
       ]),
     );
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(everywhere.length);
+    for (const raw of ['Mozilla/5.0', 'Daybook phone', 'alert(1)']) expect(page.text).not.toContain(raw);
     // Last use: written when a minute has passed, not on every page.
     const seen = async () => (await app.db('sessions').where({ user_id: user.id }).orderBy('last_seen_at')).map((s) => new Date(s.last_seen_at).getTime());
     await app
@@ -288,7 +303,7 @@ describe('where you are logged in', () => {
     const before = await seen();
     await works(sessions[1]);
     const after = await seen();
-    expect(after[2]).toBeGreaterThan(before[2]);
+    expect(after[after.length - 1]).toBeGreaterThan(before[before.length - 1]);
     await works(sessions[1]);
     expect(await seen()).toEqual(after);
   });

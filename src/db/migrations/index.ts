@@ -19,6 +19,7 @@ import * as knownAddresses from './20261126180001_known_addresses';
 import * as sessionHostCookie from './20261126181001_session_host_cookie';
 import * as webhookErrorWords from './20261126183001_webhook_error_words';
 import * as refreshSuccessors from './20261126182001_refresh_successors';
+import * as insightAsOf from './20261126193001_insight_as_of';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -44,5 +45,6 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261126181001_session_host_cookie', ...sessionHostCookie },
   { name: '20261126183001_webhook_error_words', ...webhookErrorWords },
   { name: '20261126182001_refresh_successors', ...refreshSuccessors },
+  { name: '20261126193001_insight_as_of', ...insightAsOf },
   { name: '20261126196001_webhook_delivery_retention', ...webhookDeliveryRetention },
 ];

@@ -94,7 +94,7 @@ export interface ListInsightsInput {
 
 /**
  * A page of the person's insights about attributes the token may see, newest first, each with its
- * version-1 fields. `dateMin` and `dateMax` bound the day the insight was created on, in the
+ * version-1 fields, leaving out those with a change to their source days pending. `dateMin` and `dateMax` bound the day the insight was created on, in the
  * person's time zone. One query.
  */
 export async function listInsightEntries(db: Knex, input: ListInsightsInput): Promise<{ count: number; results: InsightEntry[] }> {
@@ -126,6 +126,11 @@ export async function listInsightEntries(db: Knex, input: ListInsightsInput): Pr
       db.raw('count(*) over () as total'),
     );
   whereVisible(query, input.visibility);
+  // An insight whose source days changed since the insight run last looked is hidden until the run
+  // has rechecked it (src/analytics/recheck.ts): the lists never show one the data contradicts.
+  query.whereNotExists(function pendingChange() {
+    this.select(db.raw('1')).from('value_changes as c').whereRaw('c.user_id = i.user_id and c.date between i.source_from and i.as_of');
+  });
   const { attribute, dateMin, dateMax, priority } = input.filters;
   if (attribute !== undefined) query.where('a.name', attribute);
   const createdOn = localDateIn(raw('i.created'), raw('u.timezone'));

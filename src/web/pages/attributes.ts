@@ -1,6 +1,7 @@
 /**
  * Attribute settings: each attribute with the service that owns it; hand it to another service
- * able to handle it, deactivate it, or mark it private (version 1 views of other people).
+ * able to handle it, deactivate it (after a confirmation page: docs/decisions.md, "Deactivation
+ * asks first"), or mark it private (version 1 views of other people).
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
@@ -19,6 +20,8 @@ import { noticeAttribute, noticeCode } from '../notices';
 import { sendPage } from '../layout';
 import { formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
+import { HttpError } from '../../http/errors';
+import type { Session } from '../../domain/identity/sessions';
 
 export const DEACTIVATE = '__deactivate__';
 
@@ -36,6 +39,30 @@ function savedNotice(query: Koa.Context['query'], attributes: AttributeSetting[]
   const name = noticeAttribute(query);
   const label = attributes.find((attribute) => attribute.name === name)?.label;
   return label ? `Saved ${label}.` : 'Saved.';
+}
+
+/**
+ * The page a deactivation asks from, with no JavaScript (pages run with `script-src 'none'`): what
+ * deactivating means, a button that posts the same change confirmed, and a way back. The private
+ * box's choice travels with it, so confirming saves what the person chose on the list.
+ */
+async function confirmDeactivation(ctx: Koa.Context, deps: Deps, session: Session, name: string, isPrivate: boolean): Promise<void> {
+  const attribute = (await listAttributeSettings(deps.db, session.userId, deps.now())).find((candidate) => candidate.name === name);
+  if (!attribute) throw new HttpError(404, `You have no attribute named "${name}".`);
+  const nav = navFor(session, deps.now());
+  sendPage(ctx, {
+    title: `Deactivate ${attribute.label}?`,
+    nav,
+    body: html`<form method="post" action="/settings/attributes/${encodeURIComponent(attribute.name)}" class="card narrow">
+<h1>Deactivate ${attribute.label}?</h1>
+<p>${attribute.owner ? `${attribute.owner.label} stops owning it and can no longer write its values; ` : ''}nobody owns ${attribute.label} until you hand it to a service that has handled it. The values already stored are kept, and you can still enter it by hand.</p>
+<input type="hidden" name="csrf_token" value="${nav.csrf}">
+<input type="hidden" name="owner" value="${DEACTIVATE}">
+<input type="hidden" name="confirm" value="1">
+${isPrivate ? html`<input type="hidden" name="private" value="1">` : ''}
+<div class="actions"><button type="submit" class="danger">Deactivate ${attribute.label}</button> <a href="/settings/attributes#attribute-${attribute.name}">Keep it as it is</a></div>
+</form>`,
+  });
 }
 
 export function attributePages(router: Router, deps: Deps): void {
@@ -82,6 +109,10 @@ ${
     formPage(deps, async (ctx, session, form) => {
       const name = String(ctx.params.name);
       const owner = field(form, 'owner');
+      if (owner === DEACTIVATE && field(form, 'confirm') !== '1') {
+        await confirmDeactivation(ctx, deps, session, name, checked(form, 'private'));
+        return;
+      }
       if (owner === DEACTIVATE) await deactivateAttribute(deps.db, session.userId, name);
       else if (owner !== '') await changeAttributeOwner(deps.db, session.userId, name, owner, deps.now());
       await setAttributePrivate(deps.db, session.userId, name, checked(form, 'private'));

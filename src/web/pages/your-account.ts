@@ -25,21 +25,24 @@ import { html, type Html } from '../html';
 import { sendPage } from '../layout';
 import { formPage, messagePage, page, requireSession } from '../page';
 import { endCurrentSession, navFor } from '../session';
+import { browserName, timeAgo } from '../browser-name';
+import { errorSummary } from '../error-summary';
 
 function when(at: Date): string {
   return at.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 }
 
-/** The person's sessions, this one marked, each with a button that ends it. */
-function sessionsCard(sessions: SessionSummary[], current: Session, csrf: string): Html {
+/**
+ * The person's sessions, this one marked, each named as a person would ("Chrome on Android, last
+ * used 5 minutes ago"; web/browser-name.ts) with a button that ends it.
+ */
+function sessionsCard(sessions: SessionSummary[], current: Session, csrf: string, now: Date): Html {
   return html`<div class="card"><h2>Where you are logged in</h2>
-<table><thead><tr><th>Browser</th><th>Logged in</th><th>Last active</th><th><span class="visually-hidden">End</span></th></tr></thead>
-<tbody>${sessions.map(
-    (
-      s,
-    ) => html`<tr class="session"><td>${s.userAgent || html`<span class="muted">Unknown browser</span>`}</td><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td>
-<td>${s.idHash === current.idHash ? html`<strong>This browser</strong>` : html`<form method="post" action="/settings/account/sessions/end"><input type="hidden" name="csrf_token" value="${csrf}"><input type="hidden" name="session" value="${s.idHash}"><button type="submit" class="secondary">Log out</button></form>`}</td></tr>`,
-  )}</tbody></table>
+<ul class="sessions">${sessions.map((s) => {
+    const here = s.idHash === current.idHash;
+    return html`<li class="session"><p><strong>${browserName(s.userAgent)}</strong>${here ? ' (this browser)' : ''}, last used <time datetime="${s.lastSeenAt.toISOString()}">${timeAgo(s.lastSeenAt, now)}</time><br><span class="muted">Logged in ${when(s.createdAt)}</span></p>
+${here ? '' : html`<form method="post" action="/settings/account/sessions/end"><input type="hidden" name="csrf_token" value="${csrf}"><input type="hidden" name="session" value="${s.idHash}"><button type="submit" class="secondary">Log out</button></form>`}</li>`;
+  })}</ul>
 ${sessions.length > 1 ? html`<form method="post" action="/settings/account/sessions/end-others" class="actions"><input type="hidden" name="csrf_token" value="${csrf}"><button type="submit" class="secondary">Log out everywhere else</button></form>` : ''}
 </div>`;
 }
@@ -49,7 +52,7 @@ function passwordCard(csrf: string, problem?: string): Html {
   return html`<form method="post" action="/settings/account/password" class="card">
 <input type="hidden" name="csrf_token" value="${csrf}">
 <h2>Change your password</h2>
-${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+${problem ? html`<p class="error">${problem}</p>` : ''}
 <p>Every other browser logged in to your account is logged out; this one stays logged in. Your simple token is replaced by a new one.</p>
 <label for="current_password">Your current password</label>
 <input type="password" id="current_password" name="current_password" autocomplete="current-password" required>
@@ -68,6 +71,13 @@ interface Problem {
   text: string;
 }
 
+/** The refusal at the top of the page, linking to the first field of its form (web/error-summary.ts). */
+function summaryOf(problem: Problem): Html {
+  return problem.form === 'password'
+    ? errorSummary('Your password was not changed', problem.text, 'current_password')
+    : errorSummary('Your account was not deleted', problem.text, 'password');
+}
+
 async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, problemOf?: Problem, status = 200, notice?: Html | string): Promise<void> {
   const problem = problemOf?.form === 'delete' ? problemOf.text : undefined;
   const nav = navFor(session, deps.now());
@@ -77,8 +87,9 @@ async function accountPage(ctx: Koa.Context, deps: Deps, session: Session, probl
     status,
     nav,
     body: html`<h1>Your account</h1>
+${problemOf ? summaryOf(problemOf) : ''}
 ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
-${sessionsCard(sessions, session, nav.csrf)}
+${sessionsCard(sessions, session, nav.csrf, deps.now())}
 ${passwordCard(nav.csrf, problemOf?.form === 'password' ? problemOf.text : undefined)}
 <div class="card"><h2>Download your data</h2>
 <p>Everything Daybook holds about you, whenever you like. No password, token or secret is included.</p>
@@ -89,7 +100,7 @@ ${passwordCard(nav.csrf, problemOf?.form === 'password' ? problemOf.text : undef
 <form method="post" action="/settings/account/delete" class="card">
 <input type="hidden" name="csrf_token" value="${nav.csrf}">
 <h2>Delete your account</h2>
-${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+${problem ? html`<p class="error">${problem}</p>` : ''}
 <p>This deletes your account and everything in it at once, and cannot be undone: your values, attributes, derived data, sessions and the authorisations you gave. Apps you created are deleted too: the people who connected them lose access through them. Download your data first if you want to keep it.</p>
 <label for="password">Your password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
