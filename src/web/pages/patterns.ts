@@ -19,7 +19,7 @@ import { page, requireSession } from '../page';
 import { navFor } from '../session';
 import { correlationItem } from '../correlation-view';
 import { pairPage } from './pair';
-import { weekdayTable } from './weekday-table';
+import { heatCaption, weekdayTable } from './weekday-table';
 
 const EVERYTHING = readVisibility(READ_SCOPES);
 /** The most of each list one page shows (the API pages through the rest). */
@@ -64,7 +64,7 @@ ${
 ${
   averages.results.length === 0
     ? html`<p class="muted">Nothing yet: medians appear after the first weekly computation over your data.</p>`
-    : html`<p class="muted">Medians of the 60 days before each set, overall and by weekday; in each row, darker is higher.</p>${weekdayTable(
+    : html`<p class="muted">Medians of the 60 days before each set, overall and by weekday; ${heatCaption()}</p>${weekdayTable(
         averages.results.map((average) => ({
           name: average.attribute,
           label: attributes.get(average.attribute)?.label ?? average.attribute,
