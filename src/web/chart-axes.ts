@@ -29,10 +29,18 @@ export function dayLabelY(height: number): number {
   return height - 8;
 }
 
-/** At least six evenly spaced days to label (every day when there are fewer), first and last included. */
-export function dayTicks(points: readonly DayPoint[], count = 6): DayPoint[] {
-  if (points.length <= count) return [...points];
-  const picks = new Set(Array.from({ length: count }, (_, i) => Math.round((i * (points.length - 1)) / (count - 1))));
+/**
+ * Six evenly spaced days to label (every day when there are fewer), from the first to the last day
+ * whose label, centred on it, fits inside the chart (`fits`), so labels never have to be pushed
+ * in from the edges onto their neighbours.
+ */
+export function dayTicks(points: readonly DayPoint[], fits: (point: DayPoint) => boolean = () => true, count = 6): DayPoint[] {
+  const first = points.findIndex(fits);
+  const last = points.length - 1 - [...points].reverse().findIndex(fits);
+  const from = first < 0 || last - first < count - 1 ? 0 : first;
+  const to = first < 0 || last - first < count - 1 ? points.length - 1 : last;
+  if (to - from + 1 <= count) return points.slice(from, to + 1);
+  const picks = new Set(Array.from({ length: count }, (_, i) => from + Math.round((i * (to - from)) / (count - 1))));
   return [...picks].map((i) => points[i]);
 }
 

@@ -106,12 +106,10 @@ export function dayChart(options: ChartOptions): Html {
   const centre = (date: string) => (x(date) ?? 0) + x.bandwidth() / 2;
   const present = options.points.filter((p): p is Present => p.value !== null);
   const shown = (options.marks ?? []).map((m, i) => ({ ...m, i })).filter((m) => m.drawn !== false);
-  const labels = dayTicks(options.points);
-  // Each day label centred on its day, moved in from the edges by half its width at the phone font.
-  const labelX = (p: DayPoint) => {
-    const half = (shortDate(p.date).length * CHAR_WIDTH) / 2;
-    return Math.min(Math.max(centre(p.date), margin.left + half), width - margin.right - half);
-  };
+  // Each day label centred on its day; only days whose label fits between the edges at the phone font are picked.
+  const half = (p: DayPoint) => (shortDate(p.date).length * CHAR_WIDTH) / 2;
+  const labels = dayTicks(options.points, (p) => centre(p.date) - half(p) >= margin.left - 8 && centre(p.date) + half(p) <= width - 2);
+  const labelX = (p: DayPoint) => Math.min(Math.max(centre(p.date), half(p) + 2), width - half(p) - 2);
   return html`<svg class="chart${ticksKind ? ' ticks' : ''}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${idOf(options.title)}-t ${idOf(options.title)}-d" preserveAspectRatio="xMidYMid meet">
 <title id="${idOf(options.title)}-t">${options.title}</title><desc id="${idOf(options.title)}-d">${options.desc}</desc>
 <g class="axis">${yTicks.map((t) => html`<line x1="${margin.left}" x2="${width - margin.right}" y1="${n(y(t))}" y2="${n(y(t))}" class="grid"></line><text x="${margin.left - 6}" y="${n(y(t) + 4)}" text-anchor="end">${options.format(t)}</text>`)}

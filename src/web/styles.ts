@@ -120,6 +120,7 @@ td.heat1 a,td.heat2 a,td.heat3 a{color:var(--h-ink)}td.heat4 a,td.heat5 a{color:
 .key.empty{border:2px dashed var(--field-line)}
 table.weekdays{font-size:.9rem}table.weekdays th,table.weekdays td{padding:.35rem .3rem}table.weekdays td{text-align:center;white-space:nowrap}table.weekdays tbody th{min-width:6rem}
 .scroll:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+table.weekdays tbody th,table.weekdays thead th:first-child{position:sticky;left:0;background:var(--surface);z-index:1}
 .heatkey{white-space:nowrap}.heatkey .key{margin:0 1px}
 ul.patterns{list-style:none;padding:0;margin:0}
 li.correlation{padding:.6rem 0;border-bottom:1px solid var(--line)}

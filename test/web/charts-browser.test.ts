@@ -169,6 +169,12 @@ test('a tag is ticks on the days it was ticked, days per week over a year, and i
   expect(weeks.every((w) => w === 3)).toBe(true);
   const axis = await page.$$eval('svg.chart .axis text', (nodes) => nodes.map((n) => n.textContent ?? '').filter((t) => /^\d$/.test(t)));
   expect(axis).toEqual(['0', '2', '4', '6']);
+  // Patterns shows the tag as days ticked per weekday, not a median of "Yes".
+  await visit('/data/patterns', SIZES[1]);
+  const row = await page.$$eval('table.weekdays tr', (rows) => rows.map((r) => r.textContent ?? '').filter((t) => t.includes('Went swimming')));
+  expect(row).toHaveLength(1);
+  expect(row[0]).toMatch(/^Went swimming3\.0(12 of 12|0 of 12)/);
+  expect(row[0]).not.toContain('Yes');
 });
 
 test('the Patterns table keeps every weekday within its own box, with its headers; the colour key follows the theme', async () => {
@@ -231,8 +237,8 @@ test('axe-core finds nothing on the chart pages, phone and laptop, light and dar
         if (shots) {
           fs.mkdirSync(shots, { recursive: true });
           const file = path.join(shots, `${colorScheme}-${size.width}-${url.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.png`);
-          // The chart's card where there is one; otherwise the first screen.
-          const card = page.locator('section[aria-labelledby=over-time]');
+          // The chart's card (the Patterns table's) where there is one; otherwise the first screen.
+          const card = page.locator('section[aria-labelledby=over-time], .card:has(table.weekdays):not(section)');
           await ((await card.count()) > 0 ? card.screenshot({ path: file }) : page.screenshot({ path: file }));
         }
       }

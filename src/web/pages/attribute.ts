@@ -154,7 +154,7 @@ ${span > DAILY_UP_TO && isCharted(type) ? weeksTable(label, type, points) : numb
 </section>
 ${
   type === VALUE_TYPES.boolean
-    ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">On how many of the last 12 of each weekday ${label} was ticked; ${heatCaption()}</p>${tagWeekdayTable(label, pointsOf(row.values.slice(0, 84)))}</section>`
+    ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">On how many of the last 12 of each weekday ${label} was ticked; ${heatCaption()}</p>${tagWeekdayTable([{ label, points: pointsOf(row.values.slice(0, 84)) }])}</section>`
     : averages.results.length > 0 && isCharted(type)
       ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">Medians of the 60 days before ${averages.results[0].date}; ${heatCaption()}</p>${weekdayTable([{ label, valueType: type, average: averages.results[0] }])}</section>`
       : ''

@@ -37,17 +37,17 @@ export function weekdayTable(rows: ReadonlyArray<{ label: string; name?: string;
 }
 
 /**
- * A tag's days by weekday: on how many of the last twelve of each weekday it was ticked, and its
+ * Tags' days by weekday: on how many of the last twelve of each weekday each was ticked, and its
  * days per week overall (a median of yes/no days says nothing: docs/pages.md, "Tags").
  */
-export function tagWeekdayTable(label: string, points: ReadonlyArray<{ date: string; value: number | null }>): Html {
-  const recent = points.slice(-84);
-  const byDay = WEEKDAYS.map((_, i) => recent.filter((p) => (new Date(`${p.date}T12:00:00Z`).getUTCDay() + 6) % 7 === i));
-  const ticked = byDay.map((days) => days.filter((p) => (p.value ?? 0) >= 1).length);
-  const low = Math.min(...ticked);
-  const high = Math.max(...ticked);
-  const perWeek = recent.length === 0 ? 0 : (ticked.reduce((a, b) => a + b, 0) / recent.length) * 7;
+export function tagWeekdayTable(rows: ReadonlyArray<{ label: string; name?: string; points: ReadonlyArray<{ date: string; value: number | null }> }>): Html {
   return html`<div class="scroll" tabindex="0" role="region" aria-label="Days ticked by weekday"><table class="weekdays">
 <thead><tr><th scope="col">Tag</th><th scope="col">Days a week</th>${WEEKDAYS.map((d) => html`<th scope="col">${d.slice(0, 3).replace(/^./, (c) => c.toUpperCase())}</th>`)}</tr></thead>
-<tbody><tr><th scope="row">${label}</th><td>${perWeek.toFixed(1)}</td>${ticked.map((count, i) => html`<td class="${heat(count, low, high)}">${count} of ${byDay[i].length}</td>`)}</tr></tbody></table></div>`;
+<tbody>${rows.map(({ label, name, points }) => {
+    const recent = points.slice(-84);
+    const byDay = WEEKDAYS.map((_, i) => recent.filter((p) => (new Date(`${p.date}T12:00:00Z`).getUTCDay() + 6) % 7 === i));
+    const ticked = byDay.map((days) => days.filter((p) => (p.value ?? 0) >= 1).length);
+    const perWeek = recent.length === 0 ? 0 : (ticked.reduce((a, b) => a + b, 0) / recent.length) * 7;
+    return html`<tr><th scope="row">${name ? html`<a href="${attributeHref(name)}">${label}</a>` : label}</th><td>${perWeek.toFixed(1)}</td>${ticked.map((count, i) => html`<td class="${heat(count, Math.min(...ticked), Math.max(...ticked))}">${count} of ${byDay[i].length}</td>`)}</tr>`;
+  })}</tbody></table></div>`;
 }
