@@ -4,7 +4,6 @@
  * the labels' font size (24 units, about 11 px on a 390 px screen), so every margin here is sized
  * for that larger font: a label like "10000" or "12:00" is never cut off at the edge.
  */
-import type { DayPoint } from './charts';
 
 /** Width of one label character at the phone font (24 units; digits are about 0.55 em, with room to spare). */
 export const CHAR_WIDTH = 14.5;
@@ -34,7 +33,7 @@ export function dayLabelY(height: number): number {
  * whose label, centred on it, fits inside the chart (`fits`), so labels never have to be pushed
  * in from the edges onto their neighbours.
  */
-export function dayTicks(points: readonly DayPoint[], fits: (point: DayPoint) => boolean = () => true, count = 6): DayPoint[] {
+export function dayTicks<Day>(points: readonly Day[], fits: (point: Day) => boolean = () => true, count = 6): Day[] {
   const first = points.findIndex(fits);
   const last = points.length - 1 - [...points].reverse().findIndex(fits);
   const from = first < 0 || last - first < count - 1 ? 0 : first;
