@@ -47,6 +47,8 @@ export interface ChartOptions {
   marks?: ReadonlyArray<{ value: number; label: string; drawn?: boolean }>;
   width?: number;
   height?: number;
+  /** The least left margin, so charts drawn one above the other line their days up. */
+  minLeft?: number;
 }
 
 /** A number for an SVG attribute: short, and never "NaN". */
@@ -97,7 +99,8 @@ export function dayChart(options: ChartOptions): Html {
   const y = scaleLinear().domain(valueDomain(options, values));
   if (!options.domain) y.nice();
   const yTicks = ticksKind ? [] : (options.ticks ?? y.ticks(4));
-  const margin = marginFor(yTicks.map(options.format));
+  const fitted = marginFor(yTicks.map(options.format));
+  const margin = { ...fitted, left: Math.max(fitted.left, options.minLeft ?? 0) };
   y.range([height - margin.bottom, margin.top]);
   const x = scaleBand<string>()
     .domain(options.points.map((p) => p.date))
@@ -155,7 +158,7 @@ function series(options: ChartOptions, present: Present[], { x, y, centre }: Sca
           .y((p) => y(p.value ?? 0))(options.points as DayPoint[])
       : null;
   const band = options.kind === 'line' && present.some((p) => p.low !== undefined) ? bandPath(options.points, { x, y, centre }) : null;
-  const radius = Math.max(1.5, Math.min(4, x.bandwidth() / 2));
+  const radius = Math.max(2, Math.min(5, x.bandwidth() / 2));
   return html`<g class="series">${band ? html`<path class="band" d="${band}"></path>` : ''}${ranges}${path ? html`<path class="line" d="${path}"></path>` : ''}${present.map((p) => html`<circle class="point" ${dataOf(p)} cx="${n(centre(p.date))}" cy="${n(y(p.value))}" r="${n(radius)}"></circle>`)}</g>`;
 }
 

@@ -127,6 +127,7 @@ export function attributeChart(input: {
   marks?: ChartOptions['marks'];
   width?: number;
   height?: number;
+  minLeft?: number;
   titleSuffix?: string;
 }): Html {
   const withValue = input.points.filter((p) => p.value !== null).length;
@@ -144,6 +145,7 @@ export function attributeChart(input: {
     marks: input.marks,
     width: input.width,
     height: input.height,
+    minLeft: input.minLeft,
     ...shape,
   });
 }

@@ -93,7 +93,7 @@ svg .line{fill:none;stroke:var(--accent);stroke-width:2}
 svg .point{fill:var(--accent)}
 svg .bar{fill:var(--accent)}
 svg .mark{stroke-width:2}svg .mark0{stroke:var(--ink);stroke-dasharray:8 5}svg .mark1{stroke:var(--neg);stroke-width:3;stroke-dasharray:2 4}
-svg .band{fill:var(--accent);opacity:.2}svg .range{stroke:var(--accent);stroke-width:2;opacity:.55}
+svg .band{fill:var(--accent);opacity:.2}svg .range{stroke:var(--ink);stroke-width:2;opacity:.45}
 svg .tick{fill:var(--accent)}svg .untick{fill:var(--field-line)}
 .key-line{display:inline-block;width:2rem;height:0;border-top:2px dashed var(--ink);vertical-align:middle;margin-left:.6rem}.key-line.mark1{border-top:3px dotted var(--neg)}
 .chart-label{font-weight:600;margin:.8rem 0 .2rem}
