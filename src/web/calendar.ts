@@ -57,7 +57,7 @@ export function monthCalendar(label: string, month: string, days: readonly Calen
     if (day.date > today) return html`<td class="future"><span>${number}</span></td>`;
     return html`<td class="${cls}" data-date="${day.date}"><a href="/data?date=${day.date}" aria-label="${number} ${monthName(month)}: ${what}" title="${what}">${number}</a></td>`;
   };
-  return html`<table class="calendar" aria-label="${label}, ${monthName(month)}: one cell per day, darker is higher">
+  return html`<table class="calendar" aria-label="${label}, ${monthName(month)}: one cell per day, coloured from lowest to highest as in the key below">
 <thead><tr>${['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].map((d) => html`<th scope="col">${d}</th>`)}</tr></thead>
 <tbody>${weeks.map((week) => html`<tr>${week.map(cell)}</tr>`)}</tbody></table>
 <p class="legend muted"><span class="key empty"></span> no value <span class="key heat1"></span> lowest <span class="key heat3"></span> <span class="key heat5"></span> highest${values.length > 0 ? ` (${days.find((d) => d.value === low)?.shown} to ${days.find((d) => d.value === high)?.shown})` : ''}</p>`;

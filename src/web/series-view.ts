@@ -1,16 +1,18 @@
 /**
  * How an attribute's values are pictured, by value type (docs/pages.md, "Charts"): bars for
  * counts (integers), a line for quantities (numbers, durations, percentages), dots for scales and
- * yes/no, and dots on a 24-hour clock axis for times of day. Text values (notes) are not charted.
+ * yes/no, and dots on a clock axis fitted to the person's own times for times of day; yes/no
+ * (tags) as ticks on days, or days per week over a year. Text values (notes) are not charted.
  */
 import { VALUE_TYPES } from '../db/catalogue-value-types';
 import type { JsonValue, ValueObject } from '../domain/tracking/values';
 import type { Html } from './html';
 import { dayChart, type ChartKind, type ChartOptions, type DayPoint } from './charts';
 import { formatValue } from './values';
+import { clockAxis, hourAxis } from './chart-axes';
+import { DAILY_UP_TO, daysPerWeek, weeklyMeans } from './weekly';
 
 const DAY = 24 * 60;
-const CLOCK_TICKS = [0, 6 * 60, 12 * 60, 18 * 60, DAY];
 
 /**
  * The value type an attribute is pictured and entered as: mood is stored as an integer but is a
@@ -71,12 +73,14 @@ export function axisFormat(valueType: number): (value: number) => string {
   }
 }
 
-/** The fixed value axis of a type whose range is known (a clock, 1-9, yes/no). */
-function fixedAxis(valueType: number): Pick<ChartOptions, 'domain' | 'ticks'> {
+/** The value axis of a type whose range is known (1-9, yes/no) or fitted (a clock over the person's own times). */
+function fixedAxis(valueType: number, values: readonly number[]): Pick<ChartOptions, 'domain' | 'ticks'> {
   switch (valueType) {
     case VALUE_TYPES.timeOfDay:
     case VALUE_TYPES.timeFromMidday:
-      return { domain: [0, DAY], ticks: CLOCK_TICKS };
+      return clockAxis(values);
+    case VALUE_TYPES.period:
+      return hourAxis(values);
     case VALUE_TYPES.scale:
       return { domain: [1, 9], ticks: [1, 3, 5, 7, 9] };
     case VALUE_TYPES.boolean:
@@ -86,7 +90,36 @@ function fixedAxis(valueType: number): Pick<ChartOptions, 'domain' | 'ticks'> {
   }
 }
 
-/** The chart of an attribute's days, with the median (and anything else) marked. */
+/** Yes/no days: a day not ticked is a "no" (0), never a missing value (docs/pages.md, "Tags"). */
+export function tagDays(points: readonly DayPoint[]): DayPoint[] {
+  return points.map((p) => ({ date: p.date, value: p.value !== null && p.value >= 1 ? 1 : 0 }));
+}
+
+/** How often a tag was ticked: days, of how many, and as days per week. */
+export function tagSummary(points: readonly DayPoint[]): { ticked: number; days: number; perWeek: number } {
+  const ticked = points.filter((p) => p.value !== null && p.value >= 1).length;
+  return { ticked, days: points.length, perWeek: points.length === 0 ? 0 : (ticked / points.length) * 7 };
+}
+
+/** What a chart is given and how it reads: days as they are up to four months, weeks past that (web/weekly.ts). */
+function chartShape(valueType: number, points: DayPoint[]): Pick<ChartOptions, 'points' | 'kind' | 'format' | 'domain' | 'ticks'> & { words: string } {
+  const long = points.length > DAILY_UP_TO;
+  if (valueType === VALUE_TYPES.boolean) {
+    return long
+      ? { points: daysPerWeek(points), kind: 'bars', format: (v) => String(v), domain: [0, 7], ticks: [0, 2, 4, 6], words: 'Bars of the days per week' }
+      : { points: tagDays(points), kind: 'ticks', format: axisFormat(valueType), words: 'A tick on each day' };
+  }
+  const values = points.flatMap((p) => (p.value === null ? [] : [p.value]));
+  const axis = fixedAxis(valueType, values);
+  const clock = valueType === VALUE_TYPES.timeOfDay || valueType === VALUE_TYPES.timeFromMidday;
+  const format = axisFormat(valueType);
+  const how = clock && axis.domain ? `Dots on a clock from ${format(axis.domain[0])} to ${format(axis.domain[1])}` : kindWords(valueType);
+  if (!long) return { points, kind: chartKind(valueType), format, ...axis, words: how };
+  const range = chartKind(valueType) === 'line' ? 'a band from its lowest to its highest day' : 'a whisker from its lowest to its highest day';
+  return { points: weeklyMeans(points), kind: chartKind(valueType), format, ...axis, words: `${how} of each week's mean, with ${range},` };
+}
+
+/** The chart of an attribute's days (a year's by week), with the median (and anything else) marked. */
 export function attributeChart(input: {
   label: string;
   valueType: number;
@@ -94,27 +127,31 @@ export function attributeChart(input: {
   marks?: ChartOptions['marks'];
   width?: number;
   height?: number;
+  minLeft?: number;
   titleSuffix?: string;
 }): Html {
   const withValue = input.points.filter((p) => p.value !== null).length;
   const first = input.points[0]?.date;
   const last = input.points.at(-1)?.date;
+  const { words, ...shape } = chartShape(input.valueType, input.points);
+  const byWeek = input.points.length > DAILY_UP_TO ? ', by week' : '';
+  const tag = input.valueType === VALUE_TYPES.boolean;
+  const counted = tag
+    ? `${tagSummary(input.points).ticked} of ${input.points.length} days ticked; a day not ticked counts as no.`
+    : `${withValue} of ${input.points.length} days have a value; days without one are left empty.`;
   return dayChart({
-    title: `${input.label}${input.titleSuffix ?? `, the last ${input.points.length} days`}`,
-    desc: `${kindWords(input.valueType)} of ${input.label} from ${first} to ${last}: ${withValue} of ${input.points.length} days have a value; days without one are left empty.${(input.marks ?? []).map((m) => ` ${m.label}.`).join('')}`,
-    points: input.points,
-    kind: chartKind(input.valueType),
-    format: axisFormat(input.valueType),
+    title: `${input.label}${input.titleSuffix ?? `, the last ${input.points.length} days`}${byWeek}`,
+    desc: `${words} of ${input.label} from ${first} to ${last}: ${counted}${(input.marks ?? []).map((m) => ` ${m.label}.`).join('')}`,
     marks: input.marks,
     width: input.width,
     height: input.height,
-    ...fixedAxis(input.valueType),
+    minLeft: input.minLeft,
+    ...shape,
   });
 }
 
 function kindWords(valueType: number): string {
   const kind = chartKind(valueType);
-  if (valueType === VALUE_TYPES.timeOfDay || valueType === VALUE_TYPES.timeFromMidday) return 'Dots on a 24-hour clock';
   return kind === 'bars' ? 'Bars' : kind === 'line' ? 'A line' : 'Dots';
 }
 

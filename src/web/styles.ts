@@ -87,16 +87,19 @@ label.choice input:focus-visible+span{outline:2px solid var(--accent);outline-of
 svg{max-width:100%}
 svg.chart{width:100%;height:auto;display:block}
 svg .axis text{font-size:12px;fill:var(--muted)}
-@media (max-width:600px){svg.chart:not(.scatter) .axis text{font-size:24px}}
+@media (max-width:600px){svg.chart .axis text{font-size:24px}svg.chart.scatter .axis text{font-size:20px}}
 svg .axis line.grid{stroke:var(--line)}
 svg .line{fill:none;stroke:var(--accent);stroke-width:2}
 svg .point{fill:var(--accent)}
 svg .bar{fill:var(--accent)}
-svg .mark{stroke:var(--ink);stroke-width:1.5}
-.mark0{stroke-dasharray:6 4}.mark1{stroke-dasharray:2 3}
-.key-line{display:inline-block;width:2rem;height:0;border-top:2px dashed var(--ink);vertical-align:middle;margin-left:.6rem}.key-line.mark1{border-top-style:dotted}
+svg .mark{stroke-width:2}svg .mark0{stroke:var(--ink);stroke-dasharray:8 5}svg .mark1{stroke:var(--neg);stroke-width:3;stroke-dasharray:2 4}
+svg .band{fill:var(--accent);opacity:.2}svg .range{stroke:var(--ink);stroke-width:2;opacity:.45}
+svg .tick{fill:var(--accent)}svg .untick{fill:var(--field-line)}
+.key-line{display:inline-block;width:2rem;height:0;border-top:2px dashed var(--ink);vertical-align:middle;margin-left:.6rem}.key-line.mark1{border-top:3px dotted var(--neg)}
+.chart-label{font-weight:600;margin:.8rem 0 .2rem}
+svg.chart.scatter{max-width:34rem;margin:0 auto}
 .second .line{stroke:var(--neg)}
-.second .point,.second .bar{fill:var(--neg)}
+.second .point,.second .bar,.second .tick{fill:var(--neg)}.second .band{fill:var(--neg)}.second .range{stroke:var(--neg)}
 svg.spark{width:120px;height:28px}
 svg.spark .line{stroke-width:1.5}
 svg.rbar{width:120px;height:14px;vertical-align:middle}
@@ -115,7 +118,10 @@ table.calendar td.future{color:var(--muted)}
 td.heat1 a,td.heat2 a,td.heat3 a{color:var(--h-ink)}td.heat4 a,td.heat5 a{color:var(--h-ink-dark)}
 .key{display:inline-block;width:1rem;height:1rem;vertical-align:middle;border-radius:3px}
 .key.empty{border:2px dashed var(--field-line)}
-table.weekdays td{text-align:center;white-space:nowrap}
+table.weekdays{font-size:.9rem}table.weekdays th,table.weekdays td{padding:.35rem .3rem}table.weekdays td{text-align:center;white-space:nowrap}table.weekdays tbody th{min-width:6rem}
+.scroll:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+table.weekdays tbody th,table.weekdays thead th:first-child{position:sticky;left:0;background:var(--surface);z-index:1}
+.heatkey{white-space:nowrap}.heatkey .key{margin:0 1px}
 ul.patterns{list-style:none;padding:0;margin:0}
 li.correlation{padding:.6rem 0;border-bottom:1px solid var(--line)}
 li.correlation .measures{display:flex;flex-wrap:wrap;gap:.2rem 1rem;align-items:center;font-size:.9rem;margin-top:.2rem}

@@ -92,11 +92,13 @@ test('a week with a gap draws a gap: one point per day with a value, the line br
   expect(page.text).toContain(`<tr><td><a href="/data?date=${addDays(today, -2)}">${addDays(today, -2)}</a></td><td>79.1</td></tr>`);
   // 30, 90 and 365 days.
   const longer = await app.get('/data/weight?days=365', { ...PAGE, session });
-  expect(chartOf(longer.text)).toContain('Weight, the last 365 days</title>');
-  expect(drawn(chartOf(longer.text))).toHaveLength(6);
+  // A year is drawn by week: the six days are one week, its mean with its lowest and highest day.
+  expect(chartOf(longer.text)).toContain('Weight, the last 365 days, by week</title>');
+  expect(drawn(chartOf(longer.text))).toEqual([[addDays(today, -6), 79.383]]);
+  expect(chartOf(longer.text)).toContain('data-low="78.9" data-high="80" data-days="6"');
 });
 
-test('counts are bars, ratings are dots on 1 to 9, times of day are dots on a 24-hour clock', async () => {
+test('counts are bars, ratings are dots on 1 to 9, times of day are dots on a clock fitted to the times', async () => {
   const { user, session } = await person();
   const cups = await trackWith(user, { label: 'Cups of tea', group: 'food', valueType: 0 }, [
     [-2, 3],
@@ -112,8 +114,8 @@ test('counts are bars, ratings are dots on 1 to 9, times of day are dots on a 24
   expect(mood).not.toContain('class="line"');
   expect([...mood.matchAll(/text-anchor="end">(\d)<\/text>/g)].map((m) => m[1])).toEqual(['1', '3', '5', '7', '9']);
   const bedtime = chartOf((await app.get('/data/sleep_start', { ...PAGE, session })).text);
-  expect([...bedtime.matchAll(/text-anchor="end">([\d:]+)<\/text>/g)].map((m) => m[1])).toEqual(['12:00', '18:00', '00:00', '06:00', '12:00']);
-  expect(bedtime).toContain('Dots on a 24-hour clock');
+  expect([...bedtime.matchAll(/text-anchor="end">([\d:]+)<\/text>/g)].map((m) => m[1])).toEqual(['23:00', '23:30', '00:00']);
+  expect(bedtime).toContain('Dots on a clock from 23:00 to 00:00');
 });
 
 test('the month calendar colours the days with a value, leaves the others visibly empty, and links each day', async () => {

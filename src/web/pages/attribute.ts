@@ -15,17 +15,19 @@ import { listInsightEntries } from '../../domain/derived/insights';
 import { addDays, localDate } from '../../domain/time';
 import { HttpError, notFound } from '../../http/errors';
 import { monthBounds, monthCalendar, monthName, shiftMonth } from '../calendar';
-import { marksKey, shortDate } from '../charts';
+import { marksKey, separateMarks, shortDate, type DayPoint } from '../charts';
 import { correlationItem } from '../correlation-view';
 import { html, type Html } from '../html';
 import { attributeHref } from '../links';
 import { sendPage } from '../layout';
 import { page, requireSession } from '../page';
 import { navFor } from '../session';
-import { attributeChart, isCharted, numericValue, pointsOf, roundFor, shownType } from '../series-view';
+import { attributeChart, isCharted, numericValue, pointsOf, roundFor, shownType, tagSummary } from '../series-view';
+import { DAILY_UP_TO, daysPerWeek, weeklyMeans } from '../weekly';
+import { VALUE_TYPES } from '../../db/catalogue-value-types';
 import { displayUnit, formatValue } from '../values';
 import { EVERYTHING, personOf } from './data';
-import { weekdayTable } from './weekday-table';
+import { heatCaption, tagWeekdayTable, weekdayTable } from './weekday-table';
 
 /** The spans the chart offers, in days (docs/pages.md, "Charts": 30, 90 and 365). */
 const SPANS = [30, 90, 365] as const;
@@ -58,12 +60,43 @@ async function attributeDays(deps: Deps, userId: number, name: string, dateMax: 
   return results[0];
 }
 
-/** The numbers of the chart, newest first, days with a value only. */
-function numbersTable(row: AttributeRowWithValues, span: number): Html {
-  const shown = row.values.slice(0, span).filter((v) => v.value !== null);
-  return html`<details class="numbers"><summary>The numbers (${shown.length} days with a value)</summary><div class="scroll"><table>
+/** The numbers of the chart, newest first: days with a value (every day for a tag: a day not ticked is "No"). */
+function numbersTable(row: AttributeRowWithValues, type: number, span: number): Html {
+  const tag = type === VALUE_TYPES.boolean;
+  const shown = row.values.slice(0, span).flatMap((v) => (tag ? [{ date: v.date, value: v.value === null ? 0 : v.value }] : v.value === null ? [] : [v]));
+  return html`<details class="numbers"><summary>The numbers (${tag ? `${shown.length} days` : `${shown.length} days with a value`})</summary><div class="scroll"><table>
 <thead><tr><th scope="col">Day</th><th scope="col">${row.row.label}</th></tr></thead>
-<tbody>${shown.map((v) => html`<tr><td><a href="/data?date=${v.date}">${v.date}</a></td><td>${formatValue(row.row.value_type, v.value)}</td></tr>`)}</tbody></table></div></details>`;
+<tbody>${shown.map((v) => html`<tr><td><a href="/data?date=${v.date}">${v.date}</a></td><td>${formatValue(type, v.value)}</td></tr>`)}</tbody></table></div></details>`;
+}
+
+/** The numbers of a chart drawn by week: each week's first day, mean, lowest and highest (or days ticked), newest first. */
+function weeksTable(label: string, type: number, points: DayPoint[]): Html {
+  const tag = type === VALUE_TYPES.boolean;
+  const weeks = (tag ? daysPerWeek(points) : weeklyMeans(points)).reverse();
+  const shown = (v: number | undefined) => (v === undefined ? '' : formatValue(type, roundFor(type, v)));
+  return html`<details class="numbers"><summary>The numbers by week (${weeks.length} weeks)</summary><div class="scroll"><table>
+<thead><tr><th scope="col">Week from</th>${tag ? html`<th scope="col">Days ticked</th>` : html`<th scope="col">${label}, mean</th><th scope="col">Lowest</th><th scope="col">Highest</th><th scope="col">Days with a value</th>`}</tr></thead>
+<tbody>${weeks.map((w) => html`<tr><td>${w.date}</td>${tag ? html`<td>${w.value} of 7</td>` : html`<td>${w.value === null ? 'no value' : shown(w.value)}</td><td>${shown(w.low)}</td><td>${shown(w.high)}</td><td>${w.days ?? 0}</td>`}</tr>`)}</tbody></table></div></details>`;
+}
+
+/** The lines marked on the chart: the median and the average (kept apart), or for a tag its days per week. */
+function marksOf(type: number, points: DayPoint[]): Array<{ value: number; label: string; drawn?: boolean }> {
+  if (type === VALUE_TYPES.boolean) {
+    const { ticked, days, perWeek } = tagSummary(points);
+    const words = `${perWeek.toFixed(1)} days a week on average (${ticked} of ${days} days)`;
+    // Days per week is drawn as a line only on the weekly chart; on the day ticks it is the key's sentence.
+    return [{ value: points.length > DAILY_UP_TO ? perWeek : 0, label: words, drawn: points.length > DAILY_UP_TO }];
+  }
+  const values = points.map((p) => p.value).filter((v): v is number => v !== null);
+  const middle = median(values);
+  const mean = values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
+  return separateMarks(
+    [
+      ...(middle === undefined ? [] : [{ value: middle, label: `Median ${formatValue(type, roundFor(type, middle))}` }]),
+      ...(mean === undefined ? [] : [{ value: mean, label: `Average ${formatValue(type, roundFor(type, mean))}` }]),
+    ],
+    values,
+  );
 }
 
 export function attributePageRoutes(router: Router, deps: Deps): void {
@@ -102,12 +135,7 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
     const unit = displayUnit(row.row.value_type, row.row.template_name ? (TEMPLATES_BY_NAME.get(row.row.template_name)?.unit ?? null) : null);
     const points = pointsOf(row.values.slice(0, span));
     const values = points.map((p) => p.value).filter((v): v is number => v !== null);
-    const middle = median(values);
-    const mean = values.length > 0 ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
-    const marks = [
-      ...(middle === undefined ? [] : [{ value: middle, label: `Median ${formatValue(type, roundFor(type, middle))}` }]),
-      ...(mean === undefined ? [] : [{ value: mean, label: `Average ${formatValue(type, roundFor(type, mean))}` }]),
-    ];
+    const marks = marksOf(type, points);
     const nav = navFor(session, deps.now());
     const self = attributeHref(name);
     sendPage(ctx, {
@@ -119,19 +147,21 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
 <nav class="tabs" aria-label="Days shown">${SPANS.map((s) => (s === span ? html`<strong aria-current="page">${s} days</strong>` : html`<a href="${self}?days=${s}&amp;month=${month}">${s} days</a>`))}</nav>
 ${
   isCharted(type)
-    ? html`${values.length === 0 ? html`<p class="muted">No values in the last ${span} days.</p>` : ''}${attributeChart({ label, valueType: type, points, marks })}${marksKey(marks)}`
+    ? html`${values.length === 0 && type !== VALUE_TYPES.boolean ? html`<p class="muted">No values in the last ${span} days.</p>` : ''}${attributeChart({ label, valueType: type, points, marks })}${marksKey(marks)}`
     : html`<p class="muted">${label} is text: it is listed below rather than drawn.</p>`
 }
-${numbersTable(row, span)}
+${span > DAILY_UP_TO && isCharted(type) ? weeksTable(label, type, points) : numbersTable(row, type, span)}
 </section>
 ${
-  averages.results.length > 0 && isCharted(type)
-    ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">Medians of the 60 days before ${averages.results[0].date}; darker is higher.</p>${weekdayTable([{ label, valueType: type, average: averages.results[0] }])}</section>`
-    : ''
+  type === VALUE_TYPES.boolean
+    ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">On how many of the last 12 of each weekday ${label} was ticked; ${heatCaption()}</p>${tagWeekdayTable([{ label, points: pointsOf(row.values.slice(0, 84)) }])}</section>`
+    : averages.results.length > 0 && isCharted(type)
+      ? html`<section class="card" aria-labelledby="weekdays"><h2 id="weekdays">Typical by weekday</h2><p class="muted">Medians of the 60 days before ${averages.results[0].date}; ${heatCaption()}</p>${weekdayTable([{ label, valueType: type, average: averages.results[0] }])}</section>`
+      : ''
 }
 <section class="card" aria-labelledby="month"><h2 id="month">${monthName(month)}</h2>
 <nav class="tabs" aria-label="Months"><a href="${self}?days=${span}&amp;month=${shiftMonth(month, -1)}" rel="prev">← ${monthName(shiftMonth(month, -1))}</a>${month < today.slice(0, 7) ? html` <a href="${self}?days=${span}&amp;month=${shiftMonth(month, 1)}" rel="next">${monthName(shiftMonth(month, 1))} →</a>` : ''}</nav>
-${monthCalendar(label, month, calendarDays(type, monthRow), today)}
+${monthCalendar(label, month, calendarDays(type, monthRow, today), today)}
 </section>
 <section class="card" aria-labelledby="together"><h2 id="together">What goes with ${label}</h2>
 ${
@@ -160,10 +190,12 @@ function lastValue(row: AttributeRowWithValues): string {
 }
 
 /** The month's days for the calendar: a note (text) counts as a value, coloured alike. */
-function calendarDays(type: number, monthRow: AttributeRowWithValues | undefined) {
+function calendarDays(type: number, monthRow: AttributeRowWithValues | undefined, today: string) {
+  // A tag's day up to today that is not ticked is a "No" (0), not a missing value.
+  const tagged = (v: { date: string; value: unknown }) => (type === VALUE_TYPES.boolean && v.value === null && v.date <= today ? 0 : v.value);
   return [...(monthRow?.values ?? [])].reverse().map((v) => ({
     date: v.date,
-    value: isCharted(type) ? numericValue(v.value) : v.value === null || v.value === '' ? null : 1,
-    shown: formatValue(type, v.value),
+    value: isCharted(type) ? numericValue(tagged(v) as number | null) : v.value === null || v.value === '' ? null : 1,
+    shown: formatValue(type, tagged(v) as number | null),
   }));
 }

@@ -1,6 +1,6 @@
 /**
  * Two attributes drawn together (/data/pair/<first>/<second>): both series over the same days,
- * one above the other, the scatter of the days that have both (the day after, for a correlation
+ * one above the other, each under its name (a year by week: web/weekly.ts), the scatter of the days that have both (the day after, for a correlation
  * found with the second attribute a day later), the correlation found, and the numbers.
  */
 import type Koa from 'koa';
@@ -11,6 +11,7 @@ import type { Session } from '../../domain/identity/sessions';
 import { addDays, localDate } from '../../domain/time';
 import { notFound } from '../../http/errors';
 import { scatter } from '../charts';
+import { marginFor } from '../chart-axes';
 import { correlationItem } from '../correlation-view';
 import { html } from '../html';
 import { sendPage } from '../layout';
@@ -21,6 +22,8 @@ import { formatValue } from '../values';
 import { EVERYTHING, personOf } from './data';
 
 const SPANS = [30, 90, 365] as const;
+/** Both series charts keep a left margin for five-character labels ('10000', '23:30'), so their days line up. */
+const ALIGNED = marginFor(['00000']).left;
 
 async function oneAttribute(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues> {
   const { results } = await listAttributeRowsWithValues(deps.database, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
@@ -60,8 +63,8 @@ export async function pairPage(ctx: Koa.Context, deps: Deps, session: Session, f
 ${correlation ? html`<div class="card"><ul class="patterns">${correlationItem(correlation)}</ul></div>` : html`<p class="card muted">No correlation of these two was found in the latest weekly computation.</p>`}
 <section class="card" aria-labelledby="together"><h2 id="together">Side by side</h2>
 <nav class="tabs" aria-label="Days shown">${SPANS.map((s) => (s === span ? html`<strong aria-current="page">${s} days</strong>` : html`<a href="${pairHref(first, second)}?days=${s}">${s} days</a>`))}</nav>
-${isCharted(shownType(a.row)) ? attributeChart({ label: la, valueType: shownType(a.row), points: aPoints, height: 180 }) : ''}
-<div class="second">${isCharted(shownType(b.row)) ? attributeChart({ label: lb, valueType: shownType(b.row), points: bPoints, height: 180 }) : ''}</div>
+<div class="first"><h3 class="chart-label">${la}</h3>${isCharted(shownType(a.row)) ? attributeChart({ label: la, valueType: shownType(a.row), points: aPoints, height: 200, minLeft: ALIGNED }) : html`<p class="muted">Text: not drawn.</p>`}</div>
+<div class="second"><h3 class="chart-label">${lb}</h3>${isCharted(shownType(b.row)) ? attributeChart({ label: lb, valueType: shownType(b.row), points: bPoints, height: 200, minLeft: ALIGNED }) : html`<p class="muted">Text: not drawn.</p>`}</div>
 </section>
 <section class="card" aria-labelledby="paired"><h2 id="paired">Day by day</h2>
 <p class="muted">One dot per day with both values${later ? ` (${later === 'second' ? lb : la} of the day after)` : ''}: ${pairs.length} days.</p>

@@ -7,7 +7,11 @@
 import type Router from '@koa/router';
 import type { Deps } from '../../deps';
 import { VALUE_TYPES } from '../../db/catalogue-value-types';
-import { attributeLabels } from '../../domain/tracking/attributes';
+import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
+import { localDate } from '../../domain/time';
+import { pointsOf } from '../series-view';
+import type { Session } from '../../domain/identity/sessions';
+import { personOf } from './data';
 import { listAverages } from '../../domain/derived/averages';
 import { listCorrelations } from '../../domain/derived/correlations';
 import { READ_SCOPES } from '../../domain/apps-and-grants/scopes';
@@ -19,11 +23,26 @@ import { page, requireSession } from '../page';
 import { navFor } from '../session';
 import { correlationItem } from '../correlation-view';
 import { pairPage } from './pair';
-import { weekdayTable } from './weekday-table';
+import { heatCaption, tagWeekdayTable, weekdayTable } from './weekday-table';
 
 const EVERYTHING = readVisibility(READ_SCOPES);
 /** The most of each list one page shows (the API pages through the rest). */
 const SHOWN = 100;
+
+/** The last 12 weeks of the person's tags, for their row of days ticked by weekday. */
+async function tagWeeks(deps: Deps, session: Session, names: string[]): Promise<AttributeRowWithValues[]> {
+  if (names.length === 0) return [];
+  const person = await personOf(deps, session);
+  const today = localDate(deps.now(), person.timezone);
+  const { results } = await listAttributeRowsWithValues(deps.database, {
+    userId: person.id,
+    visibility: EVERYTHING,
+    filters: { names },
+    dateMax: today,
+    days: 84,
+  });
+  return results;
+}
 
 export function patternPages(router: Router, deps: Deps): void {
   router.get(
@@ -42,6 +61,9 @@ export function patternPages(router: Router, deps: Deps): void {
       const averages = await listAverages(deps.db, { userId: session.userId, visibility: EVERYTHING, filters: {}, page: { limit: SHOWN, offset: 0 } });
       const names = averages.results.map((a) => a.attribute);
       const attributes = await attributeLabels(deps.db, session.userId, names);
+      // Tags (yes/no) are shown as days ticked per weekday, from their last 12 weeks, not as medians.
+      const tagNames = names.filter((name) => attributes.get(name)?.value_type === VALUE_TYPES.boolean);
+      const tags = await tagWeeks(deps, session, tagNames);
       const nav = navFor(session, deps.now());
       sendPage(ctx, {
         title: 'Patterns',
@@ -64,14 +86,16 @@ ${
 ${
   averages.results.length === 0
     ? html`<p class="muted">Nothing yet: medians appear after the first weekly computation over your data.</p>`
-    : html`<p class="muted">Medians of the 60 days before each set, overall and by weekday; in each row, darker is higher.</p>${weekdayTable(
-        averages.results.map((average) => ({
-          name: average.attribute,
-          label: attributes.get(average.attribute)?.label ?? average.attribute,
-          valueType: attributes.get(average.attribute)?.value_type ?? VALUE_TYPES.float,
-          average,
-        })),
-      )}`
+    : html`<p class="muted">Medians of the 60 days before each set, overall and by weekday; ${heatCaption()}</p>${weekdayTable(
+        averages.results
+          .filter((average) => !tagNames.includes(average.attribute))
+          .map((average) => ({
+            name: average.attribute,
+            label: attributes.get(average.attribute)?.label ?? average.attribute,
+            valueType: attributes.get(average.attribute)?.value_type ?? VALUE_TYPES.float,
+            average,
+          })),
+      )}${tags.length > 0 ? html`<h3>Tags</h3><p class="muted">On how many of the last 12 of each weekday each tag was ticked.</p>${tagWeekdayTable(tags.map((t) => ({ label: t.row.label, name: t.row.name, points: pointsOf(t.values) })))}` : ''}`
 }
 </div>`,
       });
