@@ -3,7 +3,8 @@
  * use, expires after 10 minutes, and is bound to its client, its redirect_uri and its PKCE
  * challenge. The client binding is checked first: another client presenting the code gets
  * invalid_grant and changes nothing (RFC 9700 section 4.14.2). For its own client, any mismatch is
- * invalid_grant and burns the code, and a second use revokes what the first produced. A code_verifier for a code issued without a challenge is refused too (PKCE downgrade,
+ * invalid_grant and burns the code, except a wrong redirect_uri (the corrected retry works:
+ * grants.ts KEEPS_CODE), and a second use revokes what the first produced. A code_verifier for a code issued without a challenge is refused too (PKCE downgrade,
  * RFC 9700 section 2.1.1). A code is only as good as the app's registration at the exchange: if
  * its owner has since removed the code's redirect URI, or a scope the code grants, it is refused.
  */
@@ -26,7 +27,8 @@ const PROBLEMS: Record<CodeProblem, string> = {
   expired: 'The authorisation code has expired (codes last 10 minutes): authorise again.',
   // Worded as `unknown`: another client learns nothing about the code it presents.
   wrong_client: 'The authorisation code is unknown, expired or was already used.',
-  wrong_redirect_uri: 'The redirect_uri differs from the one in the authorisation request.',
+  wrong_redirect_uri:
+    'The redirect_uri differs from the one in the authorisation request: send that one (the code stays usable until it is exchanged or expires).',
   redirect_uri_unregistered: 'The redirect_uri is no longer registered for this client: authorise again with a registered one.',
   scope_no_longer_allowed: 'The client may no longer ask for every scope this code grants: authorise again.',
   verifier_missing: 'A code_verifier is required: the authorisation request carried a code_challenge.',

@@ -143,6 +143,23 @@ describe('POST /oauth2/access_token, grant_type=authorization_code', () => {
     expect(res.body.error).toBe('invalid_grant');
   });
 
+  test('a code exchanged with the wrong redirect_uri stays usable: the corrected retry gets the tokens, once', async () => {
+    const { user, session } = await setUp();
+    const { client, secret } = await registerApp(app, user);
+    const code = await authorizeCode(app, session, { client_id: client.client_id, redirect_uri: REDIRECT_URI, scope: 'mood_read' });
+    const exchange = (redirectUri: string) =>
+      tokenRequest(app, { grant_type: 'authorization_code', code, client_id: client.client_id, client_secret: secret!, redirect_uri: redirectUri });
+    const slip = await exchange(`${REDIRECT_URI}/`);
+    expect([slip.status, slip.body.error]).toEqual([400, 'invalid_grant']);
+    expect(slip.body.error_description).toContain('the code stays usable');
+    const corrected = await exchange(REDIRECT_URI);
+    expect(corrected.status).toBe(200);
+    expect((await app.get('/api/2/accounts/profile/', { bearer: corrected.body.access_token })).status).toBe(200);
+    // Still single use: a second exchange is a reuse and revokes the tokens of the first.
+    expect((await exchange(REDIRECT_URI)).body.error).toBe('invalid_grant');
+    expect((await app.get('/api/2/accounts/profile/', { bearer: corrected.body.access_token })).status).toBe(401);
+  });
+
   test("a code whose redirect_uri was removed from the client's registration since it was issued is invalid_grant, and stays burned", async () => {
     const { user, session } = await setUp();
     const other = 'https://client.example.org/other';

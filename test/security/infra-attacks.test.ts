@@ -35,7 +35,7 @@ test('a loopback redirect URI registered without a port (or with another) is acc
     expect([wrong.status, wrong.body.error, wrong.body.error_description]).toEqual([
       400,
       'invalid_grant',
-      'The redirect_uri differs from the one in the authorisation request.',
+      'The redirect_uri differs from the one in the authorisation request: send that one (the code stays usable until it is exchanged or expires).',
     ]);
     const code2 = await authorizeCode(app, session, { client_id: clientId, redirect_uri: used, scope: 'mood_read' });
     const right = await tokenRequest(app, { grant_type: 'authorization_code', code: code2, redirect_uri: used, client_id: clientId, client_secret: secret });

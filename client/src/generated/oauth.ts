@@ -121,7 +121,9 @@ export interface paths {
          *     authorisation request carried a `code_challenge`). A code is single use and expires 10 minutes
          *     after it was issued; it is bound to the client, the redirect URI and the PKCE challenge. Any
          *     mismatch, expiry or reuse is `invalid_grant`, and a second use of a code by its own client also
-         *     revokes every token issued from it (RFC 6749 section 4.1.2). A code presented by another client
+         *     revokes every token issued from it (RFC 6749 section 4.1.2). A failed exchange uses the code up,
+         *     except one with the wrong `redirect_uri`: the retry with the right one works until the code
+         *     expires. A code presented by another client
          *     is `invalid_grant` and changes nothing: the client binding is checked before anything else
          *     (RFC 9700 section 4.14.2).
          *

@@ -82,9 +82,18 @@ export type CodeProblem =
   | 'verifier_unexpected';
 
 /**
+ * The one failure that leaves a code usable: a `redirect_uri` that is not the authorisation
+ * request's. It is the client's slip (a trailing slash, another registered URI), it is checked
+ * before the PKCE verifier so it tells an attacker nothing, and the corrected retry should work, as
+ * at most servers (docs/security.md, "Codes"). Every other failure burns the code: a verifier
+ * guessed wrong must not get another try.
+ */
+const KEEPS_CODE: ReadonlySet<CodeProblem> = new Set(['wrong_redirect_uri']);
+
+/**
  * Redeems a code for the client `clientPk`: single use (a second use by its client revokes what
  * the first produced), unexpired, and accepted by `check`; any failure after the code is found
- * burns it. A code presented by another client changes nothing (RFC 9700 section 4.14.2: only the
+ * burns it, except the ones in KEEPS_CODE. A code presented by another client changes nothing (RFC 9700 section 4.14.2: only the
  * rightful client's replay may revoke; otherwise a client that learnt a used code could revoke
  * another app's grant). Returns the grant's first token pair.
  */
@@ -107,6 +116,7 @@ export async function redeemAuthorisationCode(
       return { problem: 'reused' as const };
     }
     const problem: CodeProblem | undefined = new Date(row.expires_at).getTime() <= now.getTime() ? 'expired' : check(row);
+    if (problem && KEEPS_CODE.has(problem)) return { problem };
     await trx('authorisation_codes').where({ code_hash: row.code_hash }).update({ used_at: now });
     if (problem) return { problem };
     const tokens = await issueTokens(trx, { userId: row.user_id, clientPk: row.client_pk, scopes: row.scopes, grantId: row.grant_id, now });
