@@ -1643,10 +1643,7 @@ export interface components {
              */
             value: number;
             /**
-             * @description The raw p-value of this pair's test, before any correction. `stars` do not come from it:
-             *     they come from the adjusted p-value (q) over all the tests of the person's week (see
-             *     `stars`), so a small `p` can still show few stars, e.g. `p = 0.0044` with 2 stars when
-             *     thousands of pairs were tested that week.
+             * @description The p-value of the test; below 0.05 is generally significant.
              * @example 0.0000312
              */
             p: number;
@@ -1656,12 +1653,7 @@ export interface components {
              */
             percentage: number;
             /**
-             * @description Confidence from 1 to 5, from the pair's Benjamini-Hochberg adjusted p-value (q) over every
-             *     pair and offset tested for the person that week, not from the raw `p`: 5 when q < 0.01,
-             *     4 when q < 0.05, 3 when q < 0.1, 2 when q < 0.15, else 1 (only pairs with q < 0.2 are
-             *     published). The more pairs a person has, the larger q is for the same `p`, so stars and `p`
-             *     can disagree: `p = 0.0044` may show 2 stars. Five stars is the top confidence
-             *     (`confident=true` keeps only those).
+             * @description Confidence from 1 to 5; five stars is the top confidence (`confident=true` keeps only those).
              * @example 5
              */
             stars: number;
