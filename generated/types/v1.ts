@@ -1163,7 +1163,7 @@ export interface components {
          *     The default is the last week (7 days). A value above 31, below 1 or not an integer is a 400.
          */
         days: number;
-        /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+        /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
         attributes: string;
         /**
          * @description Comma-separated group names to keep. Unknown group names, and groups the token may not read,
@@ -1364,7 +1364,7 @@ export interface operations {
                  *     The default is the last week (7 days). A value above 31, below 1 or not an integer is a 400.
                  */
                 limit?: components["parameters"]["days"];
-                /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+                /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
                 attributes?: components["parameters"]["attributes"];
                 /**
                  * @description Comma-separated group names to keep. Unknown group names, and groups the token may not read,

@@ -14,7 +14,7 @@ import { PAGE, anonymousForm, csrfOf, sessionCsrf, setCookie } from '../support/
 import { ensureChromium, launchBrowser, type Browser } from '../support/chromium';
 import { createSession } from '../../src/domain/identity/sessions';
 import { escapeHtml } from '../../src/web/html';
-import { nameFromLabel } from '../../src/domain/tracking/writes/create';
+import { nameFromLabel } from '../../src/domain/tracking/writes/label-name';
 import type { User } from '../../src/domain/identity/users';
 
 jest.setTimeout(120_000);

@@ -45,8 +45,10 @@ export interface paths {
          *     attributes when it has `manual_read`; a simple token and a session may read every group.
          *     Groups outside the scopes, and unknown group or attribute names, give an empty list, never an
          *     error. Inactive attributes (`active` false) and low-priority ones (priority 10 or more) are
-         *     left out unless asked for with `include_inactive` or `include_low_priority` (naming one in
-         *     `attributes` is not enough). `owned=true` keeps only the attributes the calling OAuth2 client
+         *     left out unless asked for: by naming them in `attributes`, or with `include_inactive` or
+         *     `include_low_priority`. A name the client sends is always listed whatever the attribute's
+         *     state or priority (the same rule as `with-values` and `owned`); the flags bring back the
+         *     attributes it did not name. `owned=true` keeps only the attributes the calling OAuth2 client
          *     owns (none for a simple token or a session). Filters combine; a filter sent empty
          *     (`groups=`) is the same as not sent.
          *
@@ -84,7 +86,8 @@ export interface paths {
          *     service reads back what it writes); a simple token and a session may read every group.
          *     Groups outside the scopes, and unknown names, give an empty list, never an error. Inactive and
          *     low-priority (priority 10 or more) attributes are left out unless named in `attributes` or
-         *     `templates`.
+         *     `templates`: a name the client sends is always listed whatever the attribute's state or
+         *     priority, the same rule as `/attributes/` (which also has flags for the unnamed ones).
          *
          *     Ordered by group priority, then attribute priority, then name. Paged: `limit` defaults to 20
          *     and is at most 100.
@@ -145,8 +148,8 @@ export interface paths {
          *     `<group>_write`), plus manual attributes when it has `manual_read` or `manual_write`.
          *     Groups outside the scopes, and unknown group or attribute names, give an empty list. Inactive
          *     attributes (`active` false) and low-priority ones (priority 10 or more) are left out unless
-         *     asked for with `include_inactive` or `include_low_priority` (naming one in `attributes` is not
-         *     enough). Filters combine; a filter sent empty (`groups=`) is the same as not sent.
+         *     asked for: by naming them in `attributes` (a name the client sends is always listed, as in
+         *     `/attributes/` and `with-values`), or with `include_inactive` or `include_low_priority`. Filters combine; a filter sent empty (`groups=`) is the same as not sent.
          *
          *     Ordered by group priority, then attribute priority, then name. Paged: `limit` defaults to 20
          *     and is at most 100.
@@ -258,7 +261,9 @@ export interface paths {
          * Acquire attributes
          * @description Makes the calling service the owner of attributes, so that it may write their values. Each
          *     item has either `template` (a template name: the attribute is created for the person first if
-         *     they lack it) or `name` (an existing attribute, owned by another service or by nobody), and
+         *     they lack it) or `name` (an existing attribute, owned by another service or by nobody: its
+         *     ASCII `name`, never its label; an attribute created with a label in another script has a name
+         *     such as `kofe` or `custom_2208185131`, as the create answer and the lists show), and
          *     optionally `manual`. Exactly one service owns an attribute at a time: the previous owner loses
          *     it; the person's approval is not needed beyond the token's scopes. Ownership is acquired once,
          *     not before every update. Acquiring makes the attribute active and records the service among the
@@ -343,12 +348,19 @@ export interface paths {
          *     group (`<group>_write`); manual attributes need `manual_write`, whatever their group
          *     (otherwise `forbidden_scope`).
          *
-         *     The new attribute's `name` is derived from the label: lower-cased, each run of characters other
-         *     than `a-z` and `0-9` turned into `_`, trimmed, with `_2` added when that is a template's name
-         *     (template names stay free for the template's own attribute, so "Steps" becomes `steps_2`);
-         *     custom tags (group `custom`, value type 0) keep underscores for spaces. So the name may differ
-         *     from the label: read it from the response. Creating needs the attribute absent: running the
-         *     same create twice gives `already_exists` the second time.
+         *     A label may be written in any script; it needs at least one letter or digit (Unicode letters
+         *     and numbers, in any script; otherwise `validation`) and is kept as sent (trimmed, 1 to 100
+         *     characters). The new attribute's `name` is ASCII (`a-z`, `0-9`, `_`) and derived from the
+         *     label: lower-cased, accents taken off ("Café" gives `cafe`), Greek and Cyrillic letters and
+         *     Latin letters such as `ß` or `ø` spelled in Latin letters ("Кофе" gives `kofe`, "Ψωμί"
+         *     `psomi`, "Straße" `strasse`), each run of characters other than `a-z` and `0-9` turned into
+         *     `_`, trimmed. When a letter or digit has no such spelling ("日本語", "Tee 茶"), the name is
+         *     `custom_<n>` instead, `n` a number computed from the label, so the same label always gives the
+         *     same name. `_2` is added when the name is a template's name (template names stay free for the
+         *     template's own attribute, so "Steps" becomes `steps_2`); custom tags (group `custom`, value
+         *     type 0) keep underscores for spaces. So the name may differ from the label: read it from the
+         *     response. Creating needs the attribute absent: running the same create twice (or a label giving
+         *     a name the person already has) gives `already_exists` the second time.
          *
          *     Success items for `template` items are always full attribute objects. For the other items they
          *     are the item as sent plus the derived `name` and the stored `priority` and `manual`, or full attribute objects when
@@ -394,7 +406,8 @@ export interface paths {
          *     session may read every group. Filters that match nothing give an empty list, never an error.
          *
          *     `strong=true` keeps correlations whose absolute `value` is at least 0.4; `confident=true`
-         *     keeps five-star ones; `attribute` keeps those involving that attribute (as either
+         *     keeps five-star ones (stars come from the week's adjusted p-value q, not from `p`: see the
+         *     Correlation object); `attribute` keeps those involving that attribute (as either
          *     `attribute` or `attribute2`): every correlation of the unfiltered list that names it, also when
          *     the named attribute is outside the token's scopes but its partner is readable. Ordered strongest first (largest absolute `value`). Paged:
          *     `limit` defaults to 20 and is at most 100.
@@ -420,7 +433,8 @@ export interface paths {
          * @description Returns the correlation of two attributes, in either order: the same object whichever name is
          *     sent as `attribute`. Of the newest weekly computation that found the pair correlated, it is
          *     the correlation with the largest absolute `value` across offsets. When none has been found,
-         *     the answer is 404 with an error body.
+         *     the answer is 404 with an error body. Its `stars` come from that week's adjusted p-value q, not
+         *     from its `p` (see the Correlation object), so a small `p` may show few stars.
          *
          *     Visibility: a result is returned only when at least one of the two attributes is in a group the
          *     token may read (`<group>_read`), or is manual with `manual_read`; otherwise the answer is
@@ -1503,7 +1517,7 @@ export interface components {
              */
             template?: string;
             /**
-             * @description Display title of a new attribute without a template.
+             * @description Display title of a new attribute without a template, in any script, with at least one letter or digit; kept as sent (trimmed). The attribute's ASCII `name` is derived from it.
              * @example Cups of tea
              */
             label?: string;
@@ -1531,7 +1545,7 @@ export interface components {
          */
         CreateSuccess: {
             /**
-             * @description The name given to the new attribute, derived from the label; it may differ from the label.
+             * @description The name given to the new attribute, derived from the label (ASCII only; `custom_<n>` for a label in a script with no Latin spelling); it may differ from the label.
              * @example cups_of_tea
              */
             name: string;
@@ -1588,8 +1602,12 @@ export interface components {
         /**
          * @description A correlation between two attributes, found in the person's data by the weekly computation. It
          *     says how often the two go together, never that one causes the other. `value` is Pearson's r over
-         *     `period` days of paired data; `stars` is the confidence after correcting for the many pairs tested
-         *     together each week.
+         *     `period` days of paired data; `p` is that test's own p-value; `stars` is the confidence after
+         *     correcting for the many pairs tested together each week: it comes from the week's adjusted p-value
+         *     q (Benjamini-Hochberg over every test of the week), not from `p`. Since q is never below `p` and
+         *     is often well above it when many pairs were tested, a small `p` can carry few stars (a `p` of
+         *     0.0044 with 2 stars means q was from 0.1 to 0.15). Correlations are published only when q is
+         *     below 0.2.
          * @example {
          *       "date": "2026-11-16",
          *       "period": 309,
@@ -1643,7 +1661,7 @@ export interface components {
              */
             value: number;
             /**
-             * @description The p-value of the test; below 0.05 is generally significant.
+             * @description The p-value of this pair's test alone (two-sided t test of Pearson's r), before any correction for the other pairs tested that week. `stars` does not come from it but from the week's adjusted p-value q, which is at least `p`: so `p` 0.0044 can show 2 stars.
              * @example 0.0000312
              */
             p: number;
@@ -1653,7 +1671,7 @@ export interface components {
              */
             percentage: number;
             /**
-             * @description Confidence from 1 to 5; five stars is the top confidence (`confident=true` keeps only those).
+             * @description Confidence from 1 to 5, from the week's Benjamini-Hochberg adjusted p-value q over every pair and offset tested for the person that week (not from `p`, which is at most q): 5 when q is below 0.01, 4 below 0.05, 3 below 0.1, 2 below 0.15, else 1 (q is always below 0.2, or the correlation is not published). So a correlation with `p` 0.0044 can have 2 stars when many pairs were tested. Five stars is the top confidence (`confident=true` keeps only those).
              * @example 5
              */
             stars: number;
@@ -1676,7 +1694,7 @@ export interface components {
              */
             strength_description: "Rarely go together" | "Sometimes go together" | "Quite often go together" | "Often go together" | "Nearly always go together";
             /**
-             * @description The confidence in words, one phrase per number of stars.
+             * @description The confidence in words, one phrase per number of stars (so it also follows q, not `p`).
              * @example Certain to be related
              * @enum {string}
              */
@@ -2500,7 +2518,7 @@ export interface components {
          *     match nothing (an empty list, never an error).
          */
         groups: string;
-        /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+        /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
         attributes: string;
         /** @description Latest date included, `YYYY-mm-dd`, inclusive. */
         date_max: components["schemas"]["Date"];
@@ -2650,15 +2668,15 @@ export interface operations {
                  *     match nothing (an empty list, never an error).
                  */
                 groups?: components["parameters"]["groups"];
-                /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+                /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
                 attributes?: components["parameters"]["attributes"];
                 /** @description When true, lists only attributes created from a template (leaves out custom tags and other attributes without a template). Accepts `true`, `false`, `1` or `0`; default false. */
                 exclude_custom?: components["schemas"]["Flag"];
                 /** @description `true` lists only manual attributes, `false` leaves manual attributes out; absent lists both. Accepts `true`, `false`, `1` or `0`. */
                 manual?: components["schemas"]["Flag"];
-                /** @description When true, also lists inactive attributes (`active` false). Accepts `true`, `false`, `1` or `0`; default false. */
+                /** @description When true, also lists inactive attributes (`active` false); those named in `attributes` are listed without it. Accepts `true`, `false`, `1` or `0`; default false. */
                 include_inactive?: components["schemas"]["Flag"];
-                /** @description When true, also lists low-priority attributes (priority 10 or more). Accepts `true`, `false`, `1` or `0`; default false. */
+                /** @description When true, also lists low-priority attributes (priority 10 or more); those named in `attributes` are listed without it. Accepts `true`, `false`, `1` or `0`; default false. */
                 include_low_priority?: components["schemas"]["Flag"];
                 /** @description When true, leaves out attributes not owned by the calling OAuth2 client (with a simple token or a session nothing is owned, so the list is empty). Accepts `true`, `false`, `1` or `0`; default false. */
                 owned?: components["schemas"]["Flag"];
@@ -2787,7 +2805,7 @@ export interface operations {
                  *     match nothing (an empty list, never an error).
                  */
                 groups?: components["parameters"]["groups"];
-                /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+                /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
                 attributes?: components["parameters"]["attributes"];
                 /** @description Comma-separated template names; keeps the person's attributes created from these templates. Not together with `attributes` (400). */
                 templates?: string;
@@ -2990,15 +3008,15 @@ export interface operations {
                  *     match nothing (an empty list, never an error).
                  */
                 groups?: components["parameters"]["groups"];
-                /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+                /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
                 attributes?: components["parameters"]["attributes"];
                 /** @description When true, lists only attributes created from a template (leaves out custom tags and other attributes without a template). Accepts `true`, `false`, `1` or `0`; default false. */
                 exclude_custom?: components["schemas"]["Flag"];
                 /** @description `true` lists only manual attributes, `false` leaves manual attributes out; absent lists both. Accepts `true`, `false`, `1` or `0`. */
                 manual?: components["schemas"]["Flag"];
-                /** @description When true, also lists inactive attributes (`active` false). Accepts `true`, `false`, `1` or `0`; default false. */
+                /** @description When true, also lists inactive attributes (`active` false); those named in `attributes` are listed without it. Accepts `true`, `false`, `1` or `0`; default false. */
                 include_inactive?: components["schemas"]["Flag"];
-                /** @description When true, also lists low-priority attributes (priority 10 or more). Accepts `true`, `false`, `1` or `0`; default false. */
+                /** @description When true, also lists low-priority attributes (priority 10 or more); those named in `attributes` are listed without it. Accepts `true`, `false`, `1` or `0`; default false. */
                 include_low_priority?: components["schemas"]["Flag"];
             };
             header?: never;
@@ -3799,7 +3817,7 @@ export interface operations {
                  *     match nothing (an empty list, never an error).
                  */
                 groups?: components["parameters"]["groups"];
-                /** @description Comma-separated attribute names to keep; unknown or hidden names match nothing. */
+                /** @description Comma-separated attribute names to keep; unknown names, and names outside the token's scopes, match nothing. A named attribute is kept even when inactive or low-priority. */
                 attributes?: components["parameters"]["attributes"];
                 /** @description When true, also lists historical sets (several records per attribute, newest first) rather than only the most recent one. Accepts `true`, `false`, `1` or `0`; default false. */
                 include_historical?: components["schemas"]["Flag"];

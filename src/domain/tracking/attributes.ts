@@ -121,16 +121,29 @@ export interface Page<T> {
 }
 
 /**
+ * The one rule of every attribute list (docs/decisions.md, "Named attributes are shown"): a list
+ * narrowed by attribute or template names shows the named attributes whatever their state or
+ * priority, since the client asked for them by name; otherwise inactive and low-priority ones are
+ * shown only when their flag asks for them.
+ */
+function namedShowsAll(filters: AttributeFilters): AttributeFilters {
+  const named = filters.names !== undefined || filters.templates !== undefined;
+  if (!named) return filters;
+  return { ...filters, includeInactive: true, includeLowPriority: true };
+}
+
+/**
  * One page of matching attribute rows, in the list order (attribute-order.ts), with `total`: a
  * window count of every matching row (a page past the end has no rows and so no total; callers
  * need one only for page 1, where no rows means 0). Per-row extras are selected around it (as `p`),
  * so they are computed for the page only. Each filter given adds its condition (filters combine
  * with AND; an empty name list matches nothing); each combination of filters is a statement text
  * of its own, prepared once per connection. The person's index narrows the rows to their few dozen
- * attributes before any condition is tested.
+ * attributes before any condition is tested. Inactive and low-priority attributes are left out
+ * unless asked for: by their flags, or by naming them (`namedShowsAll`).
  */
 function attributePage(userId: number, visibility: Visibility, filters: AttributeFilters, page: PageWindow): Sql {
-  const f = filters;
+  const f = namedShowsAll(filters);
   return sql`select ${ATTRIBUTE_COLUMNS}, count(*) over () as total
   from attributes a join groups g on g.name = a.group_name left join oauth_clients o on o.id = a.owner_client_pk
  where a.user_id = ${userId} and ${visibleTo(visibility, raw('a'))}
@@ -174,8 +187,8 @@ export interface AttributeRowWithValues {
 /**
  * The rule behind with-values (v2) and the v1 attributes and today lists: attributes each with their
  * values for the `days` days ending at `dateMax`, newest first, null on a day without data. Inactive
- * and low-priority attributes are left out unless the list is narrowed by attribute or template
- * names (the named ones are wanted whatever their state). Without `page`, every matching attribute.
+ * and low-priority attributes are left out unless asked for (`namedShowsAll`). Without `page`,
+ * every matching attribute.
  * One query: each row gathers its window of stored values as JSON; the days without data are
  * filled in here.
  */
@@ -184,12 +197,7 @@ export async function listAttributeRowsWithValues(
   input: { userId: number; visibility: Visibility; filters: AttributeFilters; page?: PageWindow; dateMax: string; days: number },
 ): Promise<Page<AttributeRowWithValues>> {
   const dates = daysEndingAt(input.dateMax, input.days);
-  const named = input.filters.names !== undefined || input.filters.templates !== undefined;
-  const filters: AttributeFilters = {
-    ...input.filters,
-    includeInactive: input.filters.includeInactive ?? named,
-    includeLowPriority: input.filters.includeLowPriority ?? named,
-  };
+  const filters = input.filters;
   if (filters.ownerClientPk === null) return { count: 0, results: [] };
   type Row = Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> };
   const rows = await db.read<Row>(sql`select p.*, coalesce((

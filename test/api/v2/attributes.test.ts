@@ -122,11 +122,15 @@ describe('GET /api/2/attributes/', () => {
     expect((await app.get('/api/2/attributes/?attributes=nonexistent', { token: ownerToken })).body.count).toBe(0);
   });
 
-  test('naming an attribute does not bring back an inactive or low-priority one: the include flags do', async () => {
-    expect(names((await app.get('/api/2/attributes/?attributes=floors,sodium', { token: ownerToken })).body)).toEqual([]);
-    expect(
-      names((await app.get('/api/2/attributes/?attributes=floors,sodium&include_inactive=true&include_low_priority=true', { token: ownerToken })).body),
-    ).toEqual(['floors', 'sodium']);
+  test('an inactive or low-priority attribute named in attributes is listed, as with-values lists it (one rule)', async () => {
+    const listed = await app.get('/api/2/attributes/?attributes=floors,sodium,steps', { token: ownerToken });
+    expect(names(listed.body)).toEqual(['steps', 'floors', 'sodium']);
+    expect(listed.body.results[1]).toMatchObject({ name: 'floors', active: false });
+    const withValues = await app.get('/api/2/attributes/with-values/?attributes=floors,sodium,steps', { token: ownerToken });
+    expect(names(withValues.body)).toEqual(names(listed.body));
+    // The flags still do it for the unnamed list; naming a hidden attribute does not bring back the others.
+    expect(names((await app.get('/api/2/attributes/?attributes=floors', { token: ownerToken })).body)).toEqual(['floors']);
+    expect(names((await app.get('/api/2/attributes/?groups=activity,food', { token: ownerToken })).body)).toEqual(['steps', 'active_energy']);
   });
 
   test('exclude_custom=true drops every attribute created without a template', async () => {

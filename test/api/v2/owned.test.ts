@@ -89,6 +89,7 @@ describe('GET /api/2/attributes/owned/', () => {
     expect(await get('groups=activity,health')).toEqual(['steps', 'weight']);
     expect(await get('groups=astrology')).toEqual([]);
     expect(await get('attributes=sleep,active_energy,coffees')).toEqual(['sleep']);
+    expect(await get('attributes=floors,sodium')).toEqual(['floors', 'sodium']); // named: shown inactive or low-priority
     expect(await get('exclude_custom=true')).toEqual(['steps', 'sleep', 'weight']);
     expect(await get('manual=true')).toEqual(['weight', 'headache']);
     expect(await get('manual=false')).toEqual(['steps', 'sleep']);

@@ -1,9 +1,9 @@
 /**
  * Creating attributes: from a template, or from a label, an existing group and a value type
  * (manual by default). The new attribute belongs to the calling service. A created attribute's
- * name derives from its label (docs/decisions.md, "Values and writes"): lower-cased, runs of characters other than a-z and 0-9
- * turned into `_`, trimmed, and `_2` when that is a template's name; a custom tag keeps
- * underscores for spaces.
+ * name derives from its label (docs/decisions.md, "Values and writes"; label-name.ts): an ASCII
+ * spelling of the label in any script, or `custom_<n>` where there is none, and `_2` when that is a
+ * template's name; a custom tag keeps underscores for spaces.
  */
 import type { components } from '../../../../generated/types/v2';
 import type { Knex } from 'knex';
@@ -24,20 +24,11 @@ import {
 import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
 import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
 import { isCustomTag, TAG_PRIORITY } from '../custom-tag';
+import { nameFromLabel } from './label-name';
 
 export const LABEL_MAX_LENGTH = 100;
 /** Priority of created attributes that are not tags: below 10, so they are shown by default. */
 export const CREATED_PRIORITY = 5;
-
-/** The name a label gives, before clash suffixes. */
-export function nameFromLabel(label: string): string {
-  return label
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '') // accents off: "Café" -> "cafe"
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-}
 
 function checkCustomItem(item: Item, index: number): { label: string; group: string; valueType: number } {
   requireFields(item, index, ['label', 'group', 'value_type']);
@@ -52,7 +43,7 @@ function checkCustomItem(item: Item, index: number): { label: string; group: str
   if (label.length === 0 || label.length > LABEL_MAX_LENGTH) {
     throw new ItemError('validation', `Item ${index}: a label is 1 to ${LABEL_MAX_LENGTH} characters.`);
   }
-  if (nameFromLabel(label) === '') throw new ItemError('validation', `Item ${index}: the label needs at least one letter or digit.`);
+  if (nameFromLabel(label) === '') throw new ItemError('validation', `Item ${index}: the label needs at least one letter or digit (in any script).`);
   return { label, group, valueType };
 }
 
