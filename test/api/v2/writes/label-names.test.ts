@@ -20,7 +20,7 @@ test('a label without Latin letters is created under a custom_<n> name and keeps
   expect(res.status).toBe(200);
   const [name] = names(res);
   expect(name).toMatch(/^custom_[0-9]+$/);
-  expect(res.body.success[0]).toEqual({ label: '日本語', group: 'food', value_type: 0, name });
+  expect(res.body.success[0]).toEqual({ label: '日本語', group: 'food', value_type: 0, name, priority: 5, manual: true });
 
   const listed = await app.get(`/api/2/attributes/?attributes=${name}`, { bearer: w.a });
   expect(listed.body.results).toEqual([expect.objectContaining({ name, label: '日本語', template: null })]);
