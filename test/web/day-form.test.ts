@@ -145,13 +145,13 @@ test('what cannot be read comes back as typed, naming the problem, and nothing o
   const p = await person();
   await sixThings(p);
   const before = await apiDay(p);
-  const res = await saveDay(p, { 'v:mood': '6', 'v:sleep': '7h', 'v:sleep_start': '25:00', 'v:weight': '70' });
+  const res = await saveDay(p, { 'v:mood': '6', 'v:sleep': 'lots', 'v:sleep_start': '25:00', 'v:weight': '70' });
   expect(res.status).toBe(400);
   expect(res.text).toContain('Nothing was saved');
-  expect(res.text).toContain('Time asleep: &quot;7h&quot; is not a number.');
+  expect(res.text).toContain('Time asleep: &quot;lots&quot; is not a duration: type hours and minutes as h:mm, e.g. 7:30 (or minutes, e.g. 45).');
   expect(res.text).toContain('Bedtime: &quot;25:00&quot; is not a time of day');
   // Shown back exactly as typed, the good fields too.
-  expect(res.text).toContain('name="v:sleep" value="7h"');
+  expect(res.text).toContain('name="v:sleep" value="lots"');
   expect(res.text).toContain('name="v:sleep_start" value="25:00"');
   expect(res.text).toContain('name="v:weight" value="70"');
   expect(res.text).toContain('<input type="radio" name="v:mood" value="6" checked>');
