@@ -1,7 +1,7 @@
 /**
  * The week at a glance on /data (docs/pages.md, "The week at a glance"): each charted attribute's
- * seven days ending with the chosen day as a small chart, with the week's total (counts, durations,
- * tags as days) or mean (everything else) beside last week's and the person's usual (the mean of
+ * seven days ending with the chosen day as a small chart, with the week's total (counts, tags as
+ * days) or mean (everything else, durations too: sleep reads per night) beside last week's and the person's usual (the mean of
  * the weeks before that in the days the page reads), biggest changes against the usual first,
  * grouped as the day's list is. Each day of the week is a link to its day.
  */
@@ -30,7 +30,7 @@ interface WeekLine {
 /** Whether the week of an attribute adds up (a total) rather than averages. */
 function isTotal(entry: AttributeRowWithValues): boolean {
   const type = shownType(entry.row);
-  return isTag(entry.row) || (entry.row.value_type === VALUE_TYPES.integer && type !== VALUE_TYPES.scale) || type === VALUE_TYPES.period;
+  return isTag(entry.row) || (entry.row.value_type === VALUE_TYPES.integer && type !== VALUE_TYPES.scale);
 }
 
 /** Values of the seven days starting `offset` days back from the newest (values are newest first). */
@@ -78,7 +78,11 @@ function row(line: WeekLine): Html {
   const { name, label } = line.entry.row;
   const type = shownType(line.entry.row);
   const kind = isTotal(line.entry) ? 'total' : 'mean';
-  const days = line.days.map((d) => ({ day: shortDay(d.date), value: d.value, shown: d.value === null ? '' : isTag(line.entry.row) ? (d.value === 1 ? 'yes' : 'no') : formatValue(type, d.value) }));
+  const days = line.days.map((d) => ({
+    day: shortDay(d.date),
+    value: d.value,
+    shown: d.value === null ? '' : isTag(line.entry.row) ? (d.value === 1 ? 'yes' : 'no') : formatValue(type, d.value),
+  }));
   return html`<li class="weekline"><a href="${attributeHref(name)}">${label}</a> ${weekSparkline(`${label}, the last 7 days`, days)}
 <span class="figures"><strong>${figure(line, line.thisWeek)}</strong> <span class="muted">${kind} this week · last week ${figure(line, line.lastWeek)} · usual ${figure(line, line.usual)}</span></span></li>`;
 }

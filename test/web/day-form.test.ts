@@ -71,7 +71,9 @@ test('the whole day is one form: six things saved with one POST, and the values 
   // One form, one Save button for the day, every field in it.
   expect(page.text.match(/<form method="post" action="\/data\/day"/g)).toHaveLength(1);
   expect(page.text.match(/<div class="savebar"><button type="submit">/g)).toHaveLength(1);
-  const form = page.text.slice(page.text.indexOf('action="/data/day"'), page.text.indexOf('</form>', page.text.indexOf('action="/data/day"')));
+  // The full day form (the quick entry above it posts to the same address: test/web/week.test.ts).
+  const start = page.text.indexOf('action="/data/day" class="day"');
+  const form = page.text.slice(start, page.text.indexOf('</form>', start));
   expect([...form.matchAll(/<input type="radio" name="v:mood" value="(\d)"/g)].map((m) => m[1])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
   expect(form).toContain('<input type="checkbox" name="v:went_swimming" value="1">');
   expect(form).toMatch(/<input type="text" id="v:sleep" name="v:sleep" value="" inputmode="text" placeholder="h:mm"/);
