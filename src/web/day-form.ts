@@ -7,6 +7,7 @@
  * becomes 0 (it did not happen).
  */
 import { VALUE_TYPES } from '../db/catalogue-value-types';
+import { MANUAL_SERVICE } from '../db/catalogue-services';
 import type { AttributeRowWithValues } from '../domain/tracking/attributes';
 import type { ValueByHand } from '../domain/tracking/manual-tracking';
 import type { JsonValue } from '../domain/tracking/values';
@@ -18,6 +19,18 @@ import { shownType } from './series-view';
 import { inputHint, inputValue, parseTypedValue } from './values';
 
 export const FIELD_PREFIX = 'v:';
+
+/** The attribute holding the day's tags as text: on the pages it is only ever derived from the ticked tags. */
+const CUSTOM_TEXT = 'custom';
+
+/**
+ * Whether the pages offer a field for the attribute: Daybook must own it, and it must not be the
+ * day's custom tags text, which always follows the ticked tags (docs/pages.md, "Tags as tags"; an
+ * app may still write `custom` through the API).
+ */
+export function isEditableByHand(row: AttributeRowWithValues['row']): boolean {
+  return row.service_name === MANUAL_SERVICE.name && row.name !== CUSTOM_TEXT;
+}
 
 export function isTag(row: AttributeRowWithValues['row']): boolean {
   return isTagAttribute({ group: row.group_name, valueType: row.value_type, priority: row.priority });
@@ -90,6 +103,7 @@ export interface DayFormReading {
 export function readDayForm(form: Form, rows: readonly AttributeRowWithValues[], date: string): DayFormReading {
   const reading: DayFormReading = { items: [], problems: new Map(), typed: new Map() };
   for (const entry of rows) {
+    if (!isEditableByHand(entry.row)) continue;
     const { name, label, value_type: type } = entry.row;
     const sent = field(form, `${FIELD_PREFIX}${name}`);
     const stored = dayValue(entry);

@@ -76,6 +76,23 @@ li.attr .from{font-size:.85rem}
 @media (max-width:480px){li.attr{grid-template-columns:minmax(0,1fr) auto}li.attr svg.spark{grid-column:1/-1;grid-row:2;width:100%;height:28px}}
 .with-unit{display:flex;gap:.5rem;align-items:center;max-width:20rem}
 .with-unit .unit{color:var(--muted);white-space:nowrap}
+.quick h2{margin:0 0 .4rem}
+.quick fieldset{border:0;padding:0;margin:0 0 .5rem;min-width:0}
+.quick legend{padding:0;margin:0 0 .25rem;font-weight:600}
+.quick .nine{display:grid;grid-template-columns:repeat(9,minmax(0,1fr));gap:.25rem}
+.quick .nine label.choice{margin:0}
+.quick .nine label.choice span{min-width:0;width:100%;padding:.45rem 0}
+.quick label.toggle span{min-width:0;border-radius:999px;padding:.35rem .8rem}
+.quick-numbers{display:flex;flex-wrap:wrap;gap:.4rem .8rem;margin:0 0 .5rem}
+.quick-number{display:flex;flex-direction:column;flex:1 1 8rem;min-width:0}
+.quick-number label{font-size:.9rem;font-weight:400;margin:0}
+.quick-save{width:100%}
+.weekdays-nav{display:flex;flex-wrap:wrap;gap:.2rem .6rem;margin:0 0 .5rem}
+.weekdays-nav a[aria-current]{font-weight:700}
+ul.weeklines{list-style:none;margin:0;padding:0}
+li.weekline{display:grid;grid-template-columns:minmax(0,1fr) 84px;gap:.1rem .8rem;align-items:center;padding:.4rem 0;border-bottom:1px solid var(--line)}
+li.weekline .figures{grid-column:1/-1;font-size:.9rem}
+svg.weekspark{color:var(--accent)}
 fieldset.choices{border:0;padding:0;margin:0;min-width:0}
 fieldset.choices legend{padding:0;margin:0 0 .3rem;color:var(--muted);font-size:.9rem}
 label.choice{display:inline-flex;margin:0 .15rem .3rem 0;font-weight:400}

@@ -93,11 +93,8 @@ export function parseTypedValue(valueType: number, text: string): { value: numbe
       const minutes = Number(hhmm[1]) * 60 + Number(hhmm[2]);
       return { value: valueType === VALUE_TYPES.timeOfDay ? minutes : (minutes - MIDDAY + MINUTES_PER_DAY) % MINUTES_PER_DAY };
     }
-    case VALUE_TYPES.period: {
-      const hoursMinutes = /^(\d+):([0-5]\d)$/.exec(typed);
-      if (hoursMinutes) return { value: Number(hoursMinutes[1]) * 60 + Number(hoursMinutes[2]) };
-      break;
-    }
+    case VALUE_TYPES.period:
+      return parseDuration(text, typed);
     case VALUE_TYPES.boolean:
       if (/^(yes|true|1)$/i.test(typed)) return { value: 1 };
       if (/^(no|false|0)$/i.test(typed)) return { value: 0 };
@@ -107,6 +104,26 @@ export function parseTypedValue(valueType: number, text: string): { value: numbe
   }
   const number = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(typed) ? Number(typed) : Number.NaN;
   if (!Number.isFinite(number)) return { problem: `"${text}" is not a number.` };
+  // Counts and measures typed by hand are never below zero (docs/pages.md, "Values typed by hand").
+  if (number < 0) return { problem: `${text} is below zero: type 0 or more.` };
   if (valueType === VALUE_TYPES.percentage) return { value: number / 100 };
   return { value: number };
+}
+
+/**
+ * A duration typed by hand: h:mm (7:45), hours and minutes in words (7h 45m, 7 h 45 min, 45 min)
+ * or plain minutes (45); at most 24 hours, as a day holds no more (docs/pages.md, "Values typed by hand").
+ */
+function parseDuration(text: string, typed: string): { value: number } | { problem: string } {
+  const hint = 'type hours and minutes as h:mm, e.g. 7:30 (or minutes, e.g. 45)';
+  const clockForm = /^(\d{1,2}):([0-5]\d)$/.exec(typed);
+  const words = /^(?:(\d{1,2})\s*h(?:ours?|rs?)?)?\s*(?:(\d{1,4})\s*m(?:in(?:utes?|s)?)?)?$/i.exec(typed);
+  let minutes: number;
+  if (clockForm) minutes = Number(clockForm[1]) * 60 + Number(clockForm[2]);
+  else if (/^\d{1,4}$/.test(typed)) minutes = Number(typed);
+  else if (words && (words[1] !== undefined || words[2] !== undefined)) minutes = Number(words[1] ?? 0) * 60 + Number(words[2] ?? 0);
+  else if (typed.startsWith('-')) return { problem: `${text} is below zero: a duration is 0:00 or more.` };
+  else return { problem: `"${text}" is not a duration: ${hint}.` };
+  if (minutes > MINUTES_PER_DAY) return { problem: `${text} is more than a day: a duration is at most 24:00.` };
+  return { value: minutes };
 }

@@ -71,7 +71,9 @@ test('the whole day is one form: six things saved with one POST, and the values 
   // One form, one Save button for the day, every field in it.
   expect(page.text.match(/<form method="post" action="\/data\/day"/g)).toHaveLength(1);
   expect(page.text.match(/<div class="savebar"><button type="submit">/g)).toHaveLength(1);
-  const form = page.text.slice(page.text.indexOf('action="/data/day"'), page.text.indexOf('</form>', page.text.indexOf('action="/data/day"')));
+  // The full day form (the quick entry above it posts to the same address: test/web/week.test.ts).
+  const start = page.text.indexOf('action="/data/day" class="day"');
+  const form = page.text.slice(start, page.text.indexOf('</form>', start));
   expect([...form.matchAll(/<input type="radio" name="v:mood" value="(\d)"/g)].map((m) => m[1])).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
   expect(form).toContain('<input type="checkbox" name="v:went_swimming" value="1">');
   expect(form).toMatch(/<input type="text" id="v:sleep" name="v:sleep" value="" inputmode="text" placeholder="h:mm"/);
@@ -145,13 +147,13 @@ test('what cannot be read comes back as typed, naming the problem, and nothing o
   const p = await person();
   await sixThings(p);
   const before = await apiDay(p);
-  const res = await saveDay(p, { 'v:mood': '6', 'v:sleep': '7h', 'v:sleep_start': '25:00', 'v:weight': '70' });
+  const res = await saveDay(p, { 'v:mood': '6', 'v:sleep': 'lots', 'v:sleep_start': '25:00', 'v:weight': '70' });
   expect(res.status).toBe(400);
   expect(res.text).toContain('Nothing was saved');
-  expect(res.text).toContain('Time asleep: &quot;7h&quot; is not a number.');
+  expect(res.text).toContain('Time asleep: &quot;lots&quot; is not a duration: type hours and minutes as h:mm, e.g. 7:30 (or minutes, e.g. 45).');
   expect(res.text).toContain('Bedtime: &quot;25:00&quot; is not a time of day');
   // Shown back exactly as typed, the good fields too.
-  expect(res.text).toContain('name="v:sleep" value="7h"');
+  expect(res.text).toContain('name="v:sleep" value="lots"');
   expect(res.text).toContain('name="v:sleep_start" value="25:00"');
   expect(res.text).toContain('name="v:weight" value="70"');
   expect(res.text).toContain('<input type="radio" name="v:mood" value="6" checked>');

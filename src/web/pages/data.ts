@@ -9,7 +9,6 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { MANUAL_SERVICE } from '../../db/catalogue-services';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listInsightEntries, type InsightEntry } from '../../domain/derived/insights';
@@ -27,8 +26,10 @@ import { sendPage } from '../layout';
 import { formPage, page, requireSession } from '../page';
 import { navFor } from '../session';
 import { sparkline } from '../charts';
-import { dayField, dayValue, readDayForm } from '../day-form';
+import { dayField, dayValue, isEditableByHand, readDayForm } from '../day-form';
 import { attributeHref } from '../links';
+import { quickEntry } from '../quick-entry';
+import { weekGlance } from '../week-glance';
 import { axisFormat, isCharted, pointsOf, shownType } from '../series-view';
 import { displayUnit, formatValue, parseTypedValue } from '../values';
 
@@ -82,11 +83,16 @@ function shortDay(date: string): string {
   return new Date(`${date}T12:00:00Z`).toLocaleDateString('en-GB', { weekday: 'short', day: 'numeric', timeZone: 'UTC' });
 }
 
+/** The unit shown with an attribute's label (numbers only). */
+function unitOf(entry: AttributeRowWithValues): string | null {
+  return displayUnit(entry.row.value_type, entry.row.template_name ? (TEMPLATES_BY_NAME.get(entry.row.template_name)?.unit ?? null) : null);
+}
+
 /** The sparkline, the day's value and (for what Daybook owns) the field of one attribute. */
 function attributeItem(entry: AttributeRowWithValues, date: string, typed: Map<string, string> | undefined, problems: Map<string, string> | undefined): Html {
   const { name, label, value_type: type } = entry.row;
-  const unit = displayUnit(type, entry.row.template_name ? (TEMPLATES_BY_NAME.get(entry.row.template_name)?.unit ?? null) : null);
-  const mine = entry.row.service_name === MANUAL_SERVICE.name;
+  const unit = unitOf(entry);
+  const mine = isEditableByHand(entry.row);
   const shown = formatValue(type, dayValue(entry));
   const problem = problems?.get(name);
   return html`<li id="attribute-${name}" class="attr${mine ? ' mine' : ''}">
@@ -158,7 +164,7 @@ async function dayPage(ctx: Koa.Context, deps: Deps, session: Session, person: U
     page: { limit: 50, offset: 0 },
   });
   const { notice } = options;
-  const anyMine = results.some((row) => row.row.service_name === MANUAL_SERVICE.name);
+  const anyMine = results.some((row) => isEditableByHand(row.row));
   const groups = byGroup(results).map((rows) => groupCard(rows, date, options.typed, options.problems));
   sendPage(ctx, {
     title: 'Your data',
@@ -166,6 +172,8 @@ async function dayPage(ctx: Koa.Context, deps: Deps, session: Session, person: U
     nav,
     body: html`<h1>Your data</h1>
 ${notice ? html`<p class="${notice.error ? 'error' : 'notice'}" role="status">${notice.text}</p>` : ''}
+${quickEntry(results, date, date === today ? 'Today' : longDate(date), nav.csrf, unitOf)}
+${weekGlance(results, date)}
 <div class="card"><form method="get" action="/data" class="daypicker">
 <a href="/data?date=${addDays(date, -1)}" rel="prev">← ${shortDay(addDays(date, -1))}</a>
 <strong>${longDate(date)}</strong>
@@ -196,7 +204,7 @@ ${insightGroups(insights.results, date, person.timezone)}
  */
 async function saveDay(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, form: Record<string, unknown>): Promise<void> {
   const results = await dayRows(deps, person, date);
-  const mine = results.filter((row) => row.row.service_name === MANUAL_SERVICE.name);
+  const mine = results.filter((row) => isEditableByHand(row.row));
   const reading = readDayForm(form, mine, date);
   if (reading.problems.size > 0) {
     const text = `Nothing was saved: ${[...reading.problems.values()].join(' ')}`;
