@@ -52,7 +52,10 @@ describe('preflight requests', () => {
   });
 
   test('a web page may delete a webhook endpoint: the preflight allows DELETE and the answer is readable', async () => {
-    const created = await app.post('/api/2/webhooks/', { headers: { Authorization: appCredentials }, json: { url: 'http://127.0.0.1:9/hooks', events: ['grant.revoked'] } });
+    const created = await app.post('/api/2/webhooks/', {
+      headers: { Authorization: appCredentials },
+      json: { url: 'http://127.0.0.1:9/hooks', events: ['grant.revoked'] },
+    });
     expect(created.status).toBe(201);
     const path = `/api/2/webhooks/${created.body.id}/`;
     const res = await preflight(path, 'DELETE');
