@@ -2,7 +2,8 @@
  * The HTTP server of the process, with its limits set from the config rather than left to
  * Node's defaults (which change between versions): how long a client may take to send its headers
  * and its whole request (slow clients holding connections open), how long an idle kept-alive
- * connection stays, and how many connections one instance holds at once.
+ * connection stays, and how many connections one instance holds at once. Requests its parser
+ * refuses are answered with the API's error body (http/client-errors.ts).
  */
 import http from 'node:http';
 import type { Config } from '../config';
