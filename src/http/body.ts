@@ -31,6 +31,22 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
 }
 
 /**
+ * The JSON pointer of the first number in `value` that JSON.parse could not hold (`1e400` parses
+ * to Infinity, which would reach validation and the database as something else: it was reported
+ * as "not null"), or undefined. Iterative, like nestsDeeperThan.
+ */
+function outOfRangeNumber(value: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  while (pending.length > 0) {
+    const [current, pointer] = pending.pop()!;
+    if (typeof current === 'number' && !Number.isFinite(current)) return pointer;
+    if (current === null || typeof current !== 'object') continue;
+    for (const [key, child] of Object.entries(current)) pending.push([child, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+  }
+  return undefined;
+}
+
+/**
  * Fields a urlencoded body may hold (qs's own default), and so how often one field may repeat and
  * still be a list. qs turns a field repeated more than `arrayLimit` times (20 by default) into an
  * object keyed by index, so a form ticking all 34 scopes arrived as no scope at all.
@@ -75,13 +91,18 @@ function parseFailure(error: unknown): HttpError {
 
 /**
  * Parses the body into ctx.request.body for an operation that accepts `accepted` media types.
- * Throws 415 for another media type, 413 past 1 MiB, 400 for a malformed body or one nested
- * deeper than BODY_MAX_DEPTH.
+ * Throws 415 for another media type, 413 past 1 MiB, 400 for a malformed body, one nested
+ * deeper than BODY_MAX_DEPTH or one holding a number too large for a double.
  */
 export async function parseBody(ctx: Koa.Context, accepted: string[]): Promise<void> {
   await parseAcceptedBody(ctx, accepted);
   if (nestsDeeperThan(ctx.request.body, BODY_MAX_DEPTH)) {
     throw badRequest(`The request body nests arrays and objects more than ${BODY_MAX_DEPTH} levels deep.`);
+  }
+  const pointer = outOfRangeNumber(ctx.request.body);
+  if (pointer !== undefined) {
+    const message = 'is a number out of range (beyond ±1.8e308, the largest a JSON number may be here)';
+    throw badRequest(pointer ? `Invalid request body ${pointer}: ${message}.` : `The request body ${message}.`, [{ in: 'body', name: pointer, message }]);
   }
 }
 

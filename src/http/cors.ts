@@ -14,12 +14,31 @@
  * ours depend on how the request was authenticated, which only this chain knows after the fact.
  */
 import type Koa from 'koa';
-import { OAUTH_APP_PATHS } from './documents';
+import { OAUTH_APP_PATHS, loadBundle, type ApiName } from './documents';
 
 /** Request headers a cross-origin client may send: credentials, a JSON or form body, its own request id. */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Request-Id, Idempotency-Key';
-/** Every method of the documents (HEAD is GET's). */
-const ALLOWED_METHODS = 'GET, HEAD, POST';
+/** HTTP methods an OpenAPI path item may hold, in the order the preflight lists them. */
+const HTTP_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'];
+const CROSS_ORIGIN_APIS: ApiName[] = ['v2', 'v1', 'oauth'];
+
+/**
+ * Every method an operation of the bundled documents uses (HEAD with GET, which answers it), so
+ * that a method added to a document (DELETE of a webhook endpoint) is allowed across origins
+ * without a second list to keep in step.
+ */
+function documentedMethods(): string {
+  const used = new Set<string>();
+  for (const name of CROSS_ORIGIN_APIS) {
+    for (const item of Object.values(loadBundle(name).paths ?? {})) {
+      for (const method of Object.keys(item ?? {})) if (HTTP_METHODS.includes(method)) used.add(method);
+    }
+  }
+  if (used.has('get')) used.add('head');
+  return HTTP_METHODS.filter((method) => used.has(method))
+    .map((method) => method.toUpperCase())
+    .join(', ');
+}
 /** Response fields beyond the CORS-safelisted ones that clients need: pacing, errors, paging by redirect, deprecation. */
 const EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
@@ -53,12 +72,13 @@ function sessionAuthenticated(ctx: Koa.Context): boolean {
 }
 
 export function cors(): Koa.Middleware {
+  const allowedMethods = documentedMethods();
   return async (ctx, next) => {
     if (!isCrossOriginPath(ctx.path)) return next();
     if (isPreflight(ctx)) {
       // Answered before authentication and the rate limit: a preflight carries no credentials.
       ctx.set('Access-Control-Allow-Origin', '*');
-      ctx.set('Access-Control-Allow-Methods', ALLOWED_METHODS);
+      ctx.set('Access-Control-Allow-Methods', allowedMethods);
       ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
       ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
       ctx.status = 204;

@@ -20,6 +20,8 @@ function fieldProblems(c: ApiContext): FieldProblem[] {
     }
     if (error.keyword === 'required' && pointer.length <= 1 && !where) {
       const missing = (error.params as { missingProperty?: string }).missingProperty ?? '';
+      // ajv names a required body that was not sent after its wrapper, `requestBody`.
+      if (missing === 'requestBody') return { in: 'body', name: '', message: 'is required' };
       return { in: 'query', name: missing, message: 'is required' };
     }
     // Body pointers start at ajv's `requestBody` wrapper; a missing property is named itself.
@@ -30,12 +32,24 @@ function fieldProblems(c: ApiContext): FieldProblem[] {
   });
 }
 
+/** The sentence for a request sent without the body its operation requires, naming what to send. */
+function bodyMissing(c: ApiContext): string {
+  const types = Object.keys((c.operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {});
+  if (types.length === 1 && types[0] === 'application/json') {
+    return 'The request needs a JSON body (Content-Type: application/json), as this operation describes in the API documents.';
+  }
+  return `The request needs a body: send ${types.join(' or ')}, as this operation describes in the API documents.`;
+}
+
+function summaryOf(c: ApiContext, first: FieldProblem | undefined): string {
+  if (!first) return 'The request is invalid.';
+  if (first.in === 'body' && first.name === '') return bodyMissing(c);
+  return `Invalid ${first.in === 'body' ? 'request body' : `${first.in} parameter`} ${first.name}: ${first.message}.`;
+}
+
 export function validationFailed(c: ApiContext): never {
   const problems = fieldProblems(c);
-  const first = problems[0];
-  const summary = first
-    ? `Invalid ${first.in === 'body' ? 'request body' : `${first.in} parameter`} ${first.in === 'body' ? first.name : first.name}: ${first.message}.`
-    : 'The request is invalid.';
+  const summary = summaryOf(c, problems[0]);
   throw badRequest(
     problems.length > 1 ? `${summary} (${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} listed in errors.)` : summary,
     problems,

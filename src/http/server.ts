@@ -2,10 +2,12 @@
  * The HTTP server of the process, with its limits set from the config rather than left to
  * Node's defaults (which change between versions): how long a client may take to send its headers
  * and its whole request (slow clients holding connections open), how long an idle kept-alive
- * connection stays, and how many connections one instance holds at once.
+ * connection stays, and how many connections one instance holds at once. Requests its parser
+ * refuses are answered with the API's error body (http/client-errors.ts).
  */
 import http from 'node:http';
 import type { Config } from '../config';
+import { answerClientErrors } from './client-errors';
 
 /**
  * How often Node looks for requests past their headers or request timeout. Node's default (30 s)
@@ -26,5 +28,6 @@ export function createHttpServer(handler: http.RequestListener, limits: ServerLi
   );
   server.keepAliveTimeout = limits.httpKeepAliveTimeoutMs;
   server.maxConnections = limits.httpMaxConnections;
+  answerClientErrors(server);
   return server;
 }

@@ -6,11 +6,13 @@
 import { startTestApp, type TestApp, type TestResponse } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { PAGE } from '../support/web';
+import type { OAuthClient } from '../../src/domain/apps-and-grants/clients';
 
 let app: TestApp;
 let bearer: string;
 let token: string;
 let session: string;
+let appCredentials: string;
 
 const ORIGIN = 'https://app.example.net';
 
@@ -19,7 +21,8 @@ beforeAll(async () => {
   const made = await makeUser(app);
   token = made.simpleToken;
   session = await makeSession(app, made.user);
-  const { client } = await makeClient(app, made.user);
+  const { client, secret } = await makeClient(app, made.user);
+  appCredentials = `Basic ${Buffer.from(`${(client as OAuthClient).client_id}:${secret}`).toString('base64')}`;
   bearer = (await makeToken(app, made.user, client, ['activity_read'])).access_token;
 });
 afterAll(async () => {
@@ -40,12 +43,27 @@ describe('preflight requests', () => {
     for (const path of ['/api/2/attributes/with-values/', '/api/1/users/$self/today/', '/api/2/attributes/update/']) {
       const res = await preflight(path, path.endsWith('update/') ? 'POST' : 'GET', 'authorization, content-type');
       expect([path, res.status, readable(res)]).toEqual([path, 204, '*']);
-      expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST');
+      expect(res.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, DELETE');
       expect(res.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, X-Request-Id, Idempotency-Key');
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
       expect(res.text).toBe('');
     }
+  });
+
+  test('a web page may delete a webhook endpoint: the preflight allows DELETE and the answer is readable', async () => {
+    const created = await app.post('/api/2/webhooks/', {
+      headers: { Authorization: appCredentials },
+      json: { url: 'http://127.0.0.1:9/hooks', events: ['grant.revoked'] },
+    });
+    expect(created.status).toBe(201);
+    const path = `/api/2/webhooks/${created.body.id}/`;
+    const res = await preflight(path, 'DELETE');
+    expect([res.status, readable(res)]).toEqual([204, '*']);
+    expect(res.headers.get('access-control-allow-methods')!.split(', ')).toContain('DELETE');
+    const deleted = await app.request('DELETE', path, { headers: { Authorization: appCredentials, Origin: ORIGIN } });
+    expect([deleted.status, readable(deleted)]).toEqual([204, '*']);
+    expect(deleted.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
   });
 
   test('the token endpoint answers a preflight; the authorise page and the pages for people do not', async () => {
