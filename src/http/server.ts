@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { Config } from '../config';
+import { trackRequests } from './graceful-stop';
 
 /**
  * How often Node looks for requests past their headers or request timeout. Node's default (30 s)
@@ -26,5 +27,6 @@ export function createHttpServer(handler: http.RequestListener, limits: ServerLi
   );
   server.keepAliveTimeout = limits.httpKeepAliveTimeoutMs;
   server.maxConnections = limits.httpMaxConnections;
+  trackRequests(server); // for stopServer (graceful-stop.ts)
   return server;
 }
