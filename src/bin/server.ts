@@ -14,6 +14,7 @@ import { poolDatabase } from '../db/database';
 import { resolveSecretKey } from '../secret-key';
 import { createApp } from '../app';
 import { createHttpServer } from '../http/server';
+import { stopServer } from '../http/graceful-stop';
 import { ensureDemoAccount, type DemoAccount } from '../demo/demo-account';
 import { startJobs, type Jobs } from '../jobs/queues';
 import { StartRefused } from '../db/folder-lock';
@@ -123,11 +124,8 @@ async function main(): Promise<void> {
 
   stopOnSignals(logger, { stopping: 'stopping: finishing requests in flight', stopped: 'stopped' }, async () => {
     docsBuild.stop();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-    await closed;
-    clearTimeout(timer);
+    // Idle kept-alive connections close now, busy ones after their response (graceful-stop.ts).
+    await stopServer(server, config.shutdownTimeoutMs);
     // Running jobs finish (or roll back and are retried later); then the queue's pool closes.
     await jobs?.stop(config.shutdownTimeoutMs).catch((error: unknown) => logger.error({ err: error }, 'stopping the job workers failed'));
     await database.close();

@@ -20,10 +20,14 @@ export function docsBeingBuilt(): boolean {
   return running !== undefined;
 }
 
-/** Is a page missing, or older than the bundled document it shows? (The same rule as `build-api.mjs --docs`.) */
+/** The script that builds the pages: a page older than it is built again (it may rewrite them differently). */
+const BUILD_SCRIPT = path.join(PROJECT_ROOT, 'src', 'tools', 'build-api.mjs');
+
+/** Is a page missing, or older than the bundled document it shows or the build script? (The same rule as `build-api.mjs --docs`.) */
 function pageStale(name: ApiName): boolean {
   const page = fs.statSync(path.join(DOCS_DIR, `${name}.html`), { throwIfNoEntry: false });
-  return !page || page.mtimeMs < fs.statSync(path.join(BUNDLES_DIR, `${name}.json`)).mtimeMs;
+  const sources = Math.max(fs.statSync(path.join(BUNDLES_DIR, `${name}.json`)).mtimeMs, fs.statSync(BUILD_SCRIPT).mtimeMs);
+  return !page || page.mtimeMs < sources;
 }
 
 /**
@@ -33,7 +37,7 @@ function pageStale(name: ApiName): boolean {
 export function buildDocsInBackground(logger: Logger): { stop(): void } {
   if (running || !PAGES.some(pageStale)) return { stop: () => undefined };
   const began = Date.now();
-  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'src', 'tools', 'build-api.mjs'), '--docs'], {
+  const child = spawn(process.execPath, [BUILD_SCRIPT, '--docs'], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true, // a process group of its own, so that stop() ends the redocly it runs too

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { Config } from '../config';
 import { answerClientErrors } from './client-errors';
+import { trackRequests } from './graceful-stop';
 
 /**
  * How often Node looks for requests past their headers or request timeout. Node's default (30 s)
@@ -29,5 +30,6 @@ export function createHttpServer(handler: http.RequestListener, limits: ServerLi
   server.keepAliveTimeout = limits.httpKeepAliveTimeoutMs;
   server.maxConnections = limits.httpMaxConnections;
   answerClientErrors(server);
+  trackRequests(server); // for stopServer (graceful-stop.ts)
   return server;
 }

@@ -102,19 +102,47 @@ async function check() {
   }
 }
 
-/** Builds each Redoc page unless it is newer than its bundle (so `npm start` stays quick). */
+/**
+ * Redoc's sidebar footer ("API docs by Redocly") loads its logo from cdn.redoc.ly, which the docs
+ * pages' own CSP (img-src 'self' data:) blocks, a console error on every page; no Redoc option
+ * removes it. The pages name no outside resource: the logo becomes an inline SVG of the same words
+ * (docs/decisions.md, "Docs pages load nothing from outside").
+ */
+const REDOCLY_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+const INLINE_LOGO =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    "<svg xmlns='http://www.w3.org/2000/svg' width='56' height='14'><text x='0' y='11' font-family='sans-serif' font-size='11' fill='#666'>Redocly</text></svg>",
+  );
+
+/** The built page with the Redocly logo inlined; fails when Redoc no longer has it, so that this step is revisited. */
+function withInlineLogo(file) {
+  const html = readFileSync(file, 'utf8');
+  if (!REDOCLY_LOGOS.some((url) => html.includes(url))) {
+    process.stderr.write(`docs: ${file} no longer loads the Redocly logo from ${REDOCLY_LOGOS[0]}; revisit withInlineLogo in src/tools/build-api.mjs.\n`);
+    process.exit(1);
+  }
+  writeFileSync(
+    file,
+    REDOCLY_LOGOS.reduce((text, url) => text.split(url).join(INLINE_LOGO), html),
+  );
+}
+
+/** Builds each Redoc page unless it is newer than its bundle and this script (so `npm start` stays quick). */
 function docs() {
   const out = join(root, 'dist', 'docs');
   mkdirSync(out, { recursive: true });
   for (const api of APIS) {
     const bundle = join(root, 'generated', 'openapi', `${api.name}.json`);
     const page = join(out, `${api.name}.html`);
-    if (existsSync(page) && statSync(page).mtimeMs >= statSync(bundle).mtimeMs) continue;
+    const sources = Math.max(statSync(bundle).mtimeMs, statSync(fileURLToPath(import.meta.url)).mtimeMs);
+    if (existsSync(page) && statSync(page).mtimeMs >= sources) continue;
     process.stdout.write(`docs: building ${api.title} -> dist/docs/${api.name}.html\n`);
     // Written beside the page and renamed: a build that is stopped half-way never leaves a page
     // that looks complete (and newer than its bundle) but is cut short.
     const partial = join(out, `${api.name}.partial.html`);
     run('redocly', ['build-docs', bundle, '--config', config, '--inlineBundle', '--title', api.title, '-o', partial]);
+    withInlineLogo(partial);
     renameSync(partial, page);
   }
 }
