@@ -261,11 +261,11 @@ describe('in a real browser', () => {
     for (const path of Object.keys(pages)) {
       await page.goto(app.baseUrl + path);
       // (Run in the page: written as a string, since this project's TypeScript has no DOM types.)
-      // Daybook's own charts are SVG of the classes spark, chart and rbar (web/charts.ts); any other SVG is injected.
+      // Daybook's own charts are SVG of the classes spark, chart and rbar (web/charts.ts) and weekspark (web/sparkline.ts); any other SVG is injected.
       const seen = (await page.evaluate(`({
         pwned: window.__pwned,
         scripts: document.querySelectorAll('script').length,
-        injected: document.querySelectorAll('img[src="x"], svg:not(.spark):not(.chart):not(.rbar), iframe, [onerror], [onload]').length,
+        injected: document.querySelectorAll('img[src="x"], svg:not(.spark):not(.chart):not(.rbar):not(.weekspark), iframe, [onerror], [onload]').length,
         text: document.body.innerText,
         values: [...document.querySelectorAll('input, textarea')].map((e) => e.value),
       })`)) as { pwned: unknown; scripts: number; injected: number; text: string; values: string[] };
