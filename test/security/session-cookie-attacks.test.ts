@@ -126,7 +126,7 @@ describe('idle timeout', () => {
     // Nor is it listed among the person's sessions any more.
     const active = await makeSession(app, user);
     const account = await app.get('/settings/account', { ...PAGE, session: active });
-    expect(account.text.match(/<tr class="session">/g)).toHaveLength(1);
+    expect(account.text.match(/<li class="session">/g)).toHaveLength(1);
   });
 
   test('a session in use is extended: each use past a minute records it, and it lives on past the idle timeout from its start', async () => {

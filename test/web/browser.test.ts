@@ -98,7 +98,7 @@ test('a person signs up, creates an app, authorises it from the app after loggin
   await Promise.all([page.waitForURL(`${app.baseUrl}/data/track`), page.click('main a[href="/data/track"]')]);
   await page.selectOption('#template', 'mood');
   await Promise.all([page.waitForURL(/\/data\?notice=tracking&attribute=mood/), page.click('form:has(#template) button[type=submit]')]);
-  await page.click('label.choice:has(input[name="v:mood"][value="7"])');
+  await page.click('form.day label.choice:has(input[name="v:mood"][value="7"])');
   await Promise.all([page.waitForURL(/\/data\?date=.*&notice=saved$/), page.click('.savebar button[type=submit]')]);
   expect(await page.textContent('[role=status]')).toBe('Saved.');
   expect(await page.textContent('#attribute-mood .value')).toBe('7');
