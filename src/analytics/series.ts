@@ -76,7 +76,11 @@ export function buildUserData(userId: number, from: string, to: string, inputs: 
   return { userId, firstDay: from, days, firstWeekday: weekdayOf(from), attributes };
 }
 
-/** A tag's day without a value is 0 on days the person tracked any other attribute. */
+/**
+ * A tag's day without a value is 0 (not ticked) on days the person tracked any other attribute,
+ * from the tag's first stored value on: before it the tag was not in use, and counting those days
+ * as 0 made "usual" weeks of 0 (issue 32: "more than usual (0 a week)" after weeks of 4-5).
+ */
 function fillTagGaps(attributes: SeriesAttribute[], days: number): void {
   const tags = attributes.filter((a) => a.isTag);
   if (tags.length === 0) return;
@@ -86,7 +90,9 @@ function fillTagGaps(attributes: SeriesAttribute[], days: number): void {
     for (let i = 0; i < days; i++) if (a.values[i] === a.values[i]) tracked[i] = 1;
   }
   for (const tag of tags) {
-    for (let i = 0; i < days; i++) {
+    let firstUse = 0;
+    while (firstUse < days && tag.values[firstUse] !== tag.values[firstUse]) firstUse++;
+    for (let i = firstUse; i < days; i++) {
       if (tracked[i] && tag.values[i] !== tag.values[i]) {
         tag.values[i] = 0;
         tag.count++;

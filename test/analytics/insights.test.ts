@@ -246,6 +246,38 @@ describe('insight types', () => {
     expect(named(run(tracked, tag(2)), 'tag_more_than_usual')).toEqual([]);
   });
 
+  test('tag_more_than_usual: weeks before a tag was first used are not weeks of 0 (issue 32: "usual 0 a week" after weeks of 4-5)', () => {
+    // Mood tracked every day for the whole year; the tag first used some weeks before last week, then
+    // on 5 and 4 days of alternate weeks, and on all 7 days last week.
+    const lastWeek = T - 9; // Monday of the last complete week (TODAY is a Wednesday)
+    const tagUsedFor = (weeks: number) => {
+      const firstUse = lastWeek - weeks * 7;
+      const ticked = (i: number) =>
+        (i >= lastWeek && i < lastWeek + 7) || (i >= firstUse && i < lastWeek && (i - firstUse) % 7 < ((i - firstUse) % 14 < 7 ? 5 : 4));
+      return {
+        ...templateAttribute(
+          'coffees',
+          2,
+          series((i) => (ticked(i) ? 1 : undefined)),
+        ),
+        name: 'swim',
+        label: 'swim',
+        template: null,
+        group: 'custom',
+        priority: 2,
+      };
+    };
+    const tracked = templateAttribute(
+      'mood',
+      1,
+      series(() => 5),
+    );
+    const found = named(run(tracked, tagUsedFor(4)), 'tag_more_than_usual');
+    expect(found.map((f) => f.text)).toEqual(['You tagged "swim" on 7 days in the week of 2026-11-09, more than usual (4.5 a week).']);
+    // Three weeks of use are not the 4 weeks the usual needs: no insight, rather than "usual 0".
+    expect(named(run(tracked, tagUsedFor(3)), 'tag_more_than_usual')).toEqual([]);
+  });
+
   test('month_summary: last month against the month before, when the daily mean moved 10% or more', () => {
     const october = (i: number) => i >= daysBetween(FROM, '2026-10-01') && i <= daysBetween(FROM, '2026-10-31');
     const found = named(
