@@ -87,6 +87,11 @@ function row(line: WeekLine): Html {
 <span class="figures"><strong>${figure(line, line.thisWeek)}</strong> <span class="muted">${kind} this week · last week ${figure(line, line.lastWeek)} · usual ${figure(line, line.usual)}</span></span></li>`;
 }
 
+/** A group's heading, left out when its one line already says it ("Mood" over "Mood"). */
+function groupHeading(group: string, list: readonly WeekLine[]): Html {
+  return list.length === 1 && list[0].entry.row.label === group ? html`` : html`<h3>${group}</h3>`;
+}
+
 /** The week at a glance for the seven days ending `date`, or nothing when nothing is charted. */
 export function weekGlance(rows: readonly AttributeRowWithValues[], date: string): Html {
   const lines = rows.filter((e) => isCharted(shownType(e.row)) || isTag(e.row)).map((e) => lineOf(e, date));
@@ -96,7 +101,5 @@ export function weekGlance(rows: readonly AttributeRowWithValues[], date: string
   const weekDays = Array.from({ length: WEEK }, (_, i) => addDays(date, i - WEEK + 1));
   return html`<section class="card week" aria-labelledby="week-title"><h2 id="week-title">Your week</h2>
 <nav aria-label="Days of the week" class="weekdays-nav">${weekDays.map((d) => html`<a href="/data?date=${d}"${d === date ? html` aria-current="date"` : ''}>${shortDay(d)} ${Number(d.slice(8))}</a>`)}</nav>
-${[...groups.entries()].map(
-  ([group, list]) => html`<h3>${group}</h3><ul class="weeklines">${list.sort((a, b) => b.change - a.change).map(row)}</ul>`,
-)}</section>`;
+${[...groups.entries()].map(([group, list]) => html`${groupHeading(group, list)}<ul class="weeklines">${list.sort((a, b) => b.change - a.change).map(row)}</ul>`)}</section>`;
 }
