@@ -327,12 +327,12 @@ const CREATE_BATCH: Query = {
     select caller.user_id, i.name, i.label, null, i.group_name, i.value_type, case when i.group_name = 'custom' and i.value_type = 0 then 2 else 5 end, true, true, caller.client_pk, $5
       from caller, items i order by i.name
     on conflict (user_id, name) do nothing
-    returning user_id, id, name, owner_client_pk
+    returning user_id, id, name, owner_client_pk, priority, manual
   ), remembered as (
     insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
     select user_id, id, owner_client_pk, $5 from created order by id
   )`,
-  select: 'select i.position, c.name is not null as created, true as d_present from items i left join created c on c.name = i.name',
+  select: 'select i.position, c.name is not null as created, c.priority, c.manual, true as d_present from items i left join created c on c.name = i.name',
 };
 
 export interface Page<T> {
@@ -460,9 +460,17 @@ export async function acquire(pool: pg.Pool, asker: Asker, items: Item[]): Promi
 export async function create(pool: pg.Pool, asker: Asker, items: Item[]): Promise<Answered<BatchAnswer>> {
   const names = items.map((i) => createdName(String(i.label)));
   const values = [names, items.map((i) => i.label), items.map((i) => i.group), items.map((i) => i.value_type), asker.now];
-  return answered(await run<{ position: string; created: boolean }>(pool, asker, CREATE_BATCH, values), (rows) => {
+  return answered(await run<{ position: string; created: boolean; priority: number; manual: boolean }>(pool, asker, CREATE_BATCH, values), (rows) => {
     const created = byIndex(rows);
-    return answerOf(items, (index) => (created.get(index)?.created ? { ...items[index], name: names[index] } : undefined), 'already_exists');
+    // The echo carries what was stored (issue 31 item 5), as Daybook's does.
+    return answerOf(
+      items,
+      (index) => {
+        const row = created.get(index);
+        return row?.created ? { ...items[index], name: names[index], priority: row.priority, manual: row.manual } : undefined;
+      },
+      'already_exists',
+    );
   });
 }
 
