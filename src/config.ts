@@ -2,6 +2,7 @@
  * Every setting of the service, read once from the environment. Each has a doc line, a default and
  * its environment variable; `loadConfig` validates them and refuses to start on a bad value.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from './paths';
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './domain/webhooks/settings';
@@ -78,6 +79,8 @@ export interface Config {
   workers: boolean;
   /** WORKER_CONCURRENCY: per-person jobs one process runs at once (per queue). */
   workerConcurrency: number;
+  /** WEB_CONCURRENCY: HTTP processes on the one port (Node's cluster, src/cluster.ts); `auto` = the machine's cores. */
+  webConcurrency: number;
   /** METRICS_TOKEN: bearer token a Prometheus scraper sends to GET /metrics (at least 16 characters); unset = no metrics endpoint. */
   metricsToken: string | undefined;
   /** Webhook delivery (WEBHOOK_* settings, documented in src/jobs/webhook-delivery.ts); loopback endpoints only outside production. */
@@ -146,6 +149,12 @@ function optionalUrl(env: NodeJS.ProcessEnv, name: string, protocols: string[]):
   return raw.replace(/\/+$/, '');
 }
 
+/** WEB_CONCURRENCY: a count of HTTP processes, or `auto` for one per core (os.availableParallelism). */
+function webConcurrency(env: NodeJS.ProcessEnv): number {
+  if (env.WEB_CONCURRENCY?.trim().toLowerCase() === 'auto') return os.availableParallelism();
+  return integer(env, 'WEB_CONCURRENCY', 1, 1, 256);
+}
+
 /** Reads and validates the settings; `env` defaults to the process environment. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
@@ -206,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     workers: flag(env, 'WORKERS', true),
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 1, 1, 32),
+    webConcurrency: webConcurrency(env),
     metricsToken,
     webhooks: {
       ...DEFAULT_WEBHOOK_SETTINGS,

@@ -52,9 +52,10 @@ async function prepareSchema(url: string, config: Config): Promise<void> {
 
 /**
  * `reuseRunning` (the admin CLI): connect to an embedded cluster the running service already
- * started, instead of treating it as a leftover of a killed process.
+ * started, instead of treating it as a leftover of a killed process. `schemaReady` (the HTTP
+ * processes of WEB_CONCURRENCY > 1, src/cluster.ts): the primary has migrated and seeded already.
  */
-export async function openDatabase(config: Config, options: { reuseRunning?: boolean } = {}): Promise<OpenDatabase> {
+export async function openDatabase(config: Config, options: { reuseRunning?: boolean; schemaReady?: boolean } = {}): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres({
@@ -65,7 +66,7 @@ export async function openDatabase(config: Config, options: { reuseRunning?: boo
       });
   const url = config.databaseUrl ?? embedded!.url;
   try {
-    await prepareSchema(url, config);
+    if (!options.schemaReady) await prepareSchema(url, config);
   } catch (error) {
     await embedded?.stop();
     throw error;

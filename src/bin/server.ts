@@ -3,13 +3,20 @@
  * catalogue, the demo account (embedded first start), the derived-data job workers (WORKERS=1, the
  * default), then listen. SIGTERM/SIGINT stop accepting connections, let requests in flight and
  * running jobs finish, close the pools, stop the embedded Postgres, exit 0.
+ *
+ * With WEB_CONCURRENCY > 1 this process is the primary of Node's cluster (src/cluster.ts): it does
+ * all of the above but listen, and forks the HTTP processes, which run this file too and only serve
+ * (docs/operating.md, "Every core").
  */
+import cluster from 'node:cluster';
+import type http from 'node:http';
 import net from 'node:net';
 import v8 from 'node:v8';
-import { assertServable, loadConfig } from '../config';
+import { assertServable, loadConfig, type Config } from '../config';
+import type { Logger } from 'pino';
 import { createLogger } from '../logger';
 import { runProcess, stopOnSignals } from '../process-lifecycle';
-import { openDatabase } from '../database';
+import { openDatabase, type OpenDatabase } from '../database';
 import { poolDatabase } from '../db/database';
 import { resolveSecretKey } from '../secret-key';
 import { createApp } from '../app';
@@ -19,6 +26,7 @@ import { ensureDemoAccount, type DemoAccount } from '../demo/demo-account';
 import { startJobs, type Jobs } from '../jobs/queues';
 import { StartRefused } from '../db/folder-lock';
 import { buildDocsInBackground } from '../http/docs-build';
+import { startHttpWorkers } from '../cluster';
 
 /** The one line an operator reads when the port is taken (instead of an EADDRINUSE stack). */
 function portInUse(host: string, port: number): StartRefused {
@@ -68,19 +76,23 @@ function welcome(url: string, demo: DemoAccount | undefined): string {
  */
 const HEAP_GROWING_PERCENT = 50;
 
-async function main(): Promise<void> {
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  const config = loadConfig();
-  assertServable(config);
-  const logger = createLogger(config.logLevel);
+/** What the process that owns the service's state starts before anyone is served. */
+interface Prepared {
+  database: OpenDatabase;
+  secretKey: string;
+  demo: DemoAccount | undefined;
+  jobs: Jobs | undefined;
+}
+
+/** The database (started and migrated), the secret key, the demo account and, with WORKERS=1, the job workers and schedules. */
+async function prepare(config: Config, logger: Logger): Promise<Prepared> {
   await checkPortFree(config.host, config.port);
   const database = await openDatabase(config);
   const secretKey = resolveSecretKey(config, logger);
-  const now = () => new Date();
 
   let demo: DemoAccount | undefined;
   if (database.embedded && config.demo) {
-    demo = await ensureDemoAccount(database.db, secretKey, now());
+    demo = await ensureDemoAccount(database.db, secretKey, new Date());
     // The credentials go to the person at the terminal (printed once, after listening), never into the log.
     if (demo)
       logger.info({ username: demo.username, values: demo.values }, 'Demo account created (its credentials are printed once to the terminal, not logged)');
@@ -93,14 +105,19 @@ async function main(): Promise<void> {
       connectionString: config.databaseUrl ?? database.embedded!.url,
       db: database.db,
       logger,
-      now,
+      now: () => new Date(),
       concurrency: config.workerConcurrency,
       webhooks: config.webhooks,
     });
   }
+  return { database, secretKey, demo, jobs };
+}
 
+/** Builds the app on `database` and listens; the port it listens on. */
+async function serve(config: Config, logger: Logger, prepared: Omit<Prepared, 'demo'>): Promise<{ server: http.Server; port: number }> {
+  const { database, secretKey, jobs } = prepared;
+  const now = () => new Date();
   const { app } = await createApp({ config, db: database.db, database: poolDatabase(database.db), logger, secretKey, now, jobs });
-
   const server = createHttpServer(app.callback(), config);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -114,11 +131,29 @@ async function main(): Promise<void> {
     throw (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portInUse(config.host, config.port) : error;
   }
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  return { server, port: typeof address === 'object' && address ? address.port : config.port };
+}
+
+/** The start-up line and the terminal's block, once the service answers on `port`. */
+function announce(config: Config, logger: Logger, prepared: Prepared, port: number, processes: number): void {
   const url = browsableUrl(config.host, port);
-  logger.info({ port, host: config.host, url, database: database.description }, `Daybook listening on ${url} using ${database.description}`);
+  const { description } = prepared.database;
+  logger.info({ port, host: config.host, url, database: description, processes }, `Daybook listening on ${url} using ${description}`);
   logger.flush(); // the log is written in blocks (logger.ts): this line is for whoever waits on it now
-  process.stderr.write(welcome(url, demo));
+  process.stderr.write(welcome(url, prepared.demo));
+}
+
+/** The stop after the HTTP side has stopped: running jobs finish (or roll back and are retried later), the pools close. */
+async function stopPrepared(config: Config, logger: Logger, prepared: Prepared): Promise<void> {
+  await prepared.jobs?.stop(config.shutdownTimeoutMs).catch((error: unknown) => logger.error({ err: error }, 'stopping the job workers failed'));
+  await prepared.database.close();
+}
+
+/** WEB_CONCURRENCY=1: everything in this one process. */
+async function runSingle(config: Config, logger: Logger): Promise<void> {
+  const prepared = await prepare(config, logger);
+  const { server, port } = await serve(config, logger, prepared);
+  announce(config, logger, prepared, port, 1);
   // After listening, so that a first start answers at once; /docs/ says 503 until the pages are built.
   const docsBuild = buildDocsInBackground(logger);
 
@@ -126,10 +161,54 @@ async function main(): Promise<void> {
     docsBuild.stop();
     // Idle kept-alive connections close now, busy ones after their response (graceful-stop.ts).
     await stopServer(server, config.shutdownTimeoutMs);
-    // Running jobs finish (or roll back and are retried later); then the queue's pool closes.
-    await jobs?.stop(config.shutdownTimeoutMs).catch((error: unknown) => logger.error({ err: error }, 'stopping the job workers failed'));
+    await stopPrepared(config, logger, prepared);
+  });
+}
+
+/** WEB_CONCURRENCY > 1, the primary: the service's state and jobs here, the HTTP processes forked (src/cluster.ts). */
+async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  const prepared = await prepare(config, logger);
+  // Each HTTP process connects to what the primary resolved: the embedded cluster's URL, the one secret key.
+  const env = { DATABASE_URL: config.databaseUrl ?? prepared.database.embedded!.url, SECRET_KEY: prepared.secretKey };
+  const workers = startHttpWorkers({ count: config.webConcurrency, env, logger, shutdownTimeoutMs: config.shutdownTimeoutMs });
+  let port: number;
+  try {
+    port = await workers.listening;
+  } catch (error) {
+    await workers.stop();
+    await stopPrepared(config, logger, prepared);
+    throw error;
+  }
+  announce(config, logger, prepared, port, config.webConcurrency);
+  const docsBuild = buildDocsInBackground(logger);
+
+  stopOnSignals(logger, { stopping: 'stopping: the HTTP processes finish their requests in flight', stopped: 'stopped' }, async () => {
+    docsBuild.stop();
+    await workers.stop();
+    await stopPrepared(config, logger, prepared);
+  });
+}
+
+/** WEB_CONCURRENCY > 1, an HTTP process: its own pool on the primary's database, no jobs, serves until SIGTERM. */
+async function runHttpProcess(config: Config, logger: Logger): Promise<void> {
+  const database = await openDatabase(config, { schemaReady: true });
+  const { server, port } = await serve(config, logger, { database, secretKey: resolveSecretKey(config, logger), jobs: undefined });
+  logger.info({ port }, 'HTTP process listening');
+  stopOnSignals(logger, { stopping: 'HTTP process stopping: finishing requests in flight', stopped: 'HTTP process stopped' }, async () => {
+    await stopServer(server, config.shutdownTimeoutMs);
     await database.close();
   });
+}
+
+async function main(): Promise<void> {
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  const config = loadConfig();
+  assertServable(config);
+  const logger = createLogger(config.logLevel);
+  // Each HTTP process's lines (requests included) say which process wrote them.
+  if (cluster.isWorker) await runHttpProcess(config, logger.child({ worker: cluster.worker!.id, pid: process.pid }));
+  else if (config.webConcurrency > 1) await runPrimary(config, logger);
+  else await runSingle(config, logger);
 }
 
 runProcess(main, { refused: 'Daybook cannot start', failed: 'Daybook failed to start' });
