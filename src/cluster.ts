@@ -8,6 +8,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { StartRefused } from './db/folder-lock';
 
 /** A process that lived at least this long before it ended counts as a fresh crash, not a loop. */
 export const STABLE_MS = 10_000;
@@ -92,12 +93,16 @@ export function startHttpWorkers(options: HttpWorkersOptions): HttpWorkers {
     if (stopping) return;
     if (!started) {
       // A process that cannot start (a port taken in between, a database refusing it) ends the whole start.
-      rejectListening(new Error(`an HTTP process ended before listening (${signal ?? `exit code ${code}`})`));
+      // Its own line on standard error says why; the primary's (src/process-lifecycle.ts) says what it means.
+      rejectListening(new StartRefused(`an HTTP process ended before listening (${signal ?? `exit code ${code}`}); its line above says why.`));
       return;
     }
     slot.quickExits = Date.now() - slot.startedAt < STABLE_MS ? slot.quickExits + 1 : 0;
     const delayMs = restartDelayMs(slot.quickExits);
-    logger.error({ worker: slot.worker.id, pid: slot.worker.process.pid, code, signal, restartInMs: delayMs }, 'an HTTP process ended unexpectedly; starting another');
+    logger.error(
+      { worker: slot.worker.id, pid: slot.worker.process.pid, code, signal, restartInMs: delayMs },
+      'an HTTP process ended unexpectedly; starting another',
+    );
     slot.timer = setTimeout(() => {
       if (!stopping) fork(slot, index);
     }, delayMs);

@@ -147,7 +147,9 @@ test("docs/scaling.md accounts for no break the schema no longer has (a fixed ta
 test('docs/scaling.md places every table: distributed (by what), reference, or local to the coordinator (keep_local: a plain table there)', async () => {
   const { rows } = await knex.raw<{ rows: Array<{ tablename: string }> }>(`select tablename from pg_tables where schemaname = 'public' order by 1`);
   const doc = fs.readFileSync(SCALING_DOC, 'utf8');
-  const placed = new Set([...doc.matchAll(/(?:create_distributed_table|create_reference_table|citus_add_local_table_to_metadata|keep_local)\('(\w+)'/g)].map((match) => match[1]));
+  const placed = new Set(
+    [...doc.matchAll(/(?:create_distributed_table|create_reference_table|citus_add_local_table_to_metadata|keep_local)\('(\w+)'/g)].map((match) => match[1]),
+  );
   expect(rows.map((row) => row.tablename).filter((table) => !placed.has(table))).toEqual([]);
 });
 

@@ -64,7 +64,7 @@ function get(port: number, path: string): Promise<number> {
 
 /** Waits (up to a deadline) until `found` is true of the log so far. */
 async function logShows(service: RunningService, found: (logs: Array<Record<string, unknown>>) => boolean, what: string): Promise<void> {
-  for (const until = Date.now() + 20_000; !found(service.logs); ) {
+  for (const until = Date.now() + 20_000; !found(service.logs);) {
     if (Date.now() > until) throw new Error(`the log never showed ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
