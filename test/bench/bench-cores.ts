@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       `Command: \`npm run bench:cores -- ${process.argv.slice(2).join(' ')}\`. Dataset ${load.users} users x ${load.spec.attributes} attributes x ${load.spec.days} days; ` +
         `${options.rounds} rounds of ${options.duration} s, alternating; medians. CPU: percent of one core (service = all its processes), and ms of CPU per request.`,
       '',
-      '| Request | Connections | 1 process: req/s | p50 / p99 ms | CPU % service / Postgres | CPU ms/req service / Postgres | 2 processes: req/s | p50 / p99 ms | CPU % service / Postgres | CPU ms/req service / Postgres | req/s 2 : 1 |',
+      '| Request | Conns | 1 process: req/s | 1: p50 / p99 ms | 1: CPU % service / PG | 1: CPU ms/req service / PG | 2 processes: req/s | 2: p50 / p99 ms | 2: CPU % service / PG | 2: CPU ms/req service / PG | req/s 2 : 1 |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ].join('\n');
