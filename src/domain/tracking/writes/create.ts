@@ -119,7 +119,7 @@ function alreadyExists(target: CreateTarget): ItemError {
  */
 function createStatement(guard: Sql | undefined, context: WriteContext, rows: AttributeRow[]): Sql {
   return sql`with ${guard ? sql`${guard}, ` : empty}created as (
-    ${insertAttributesStatement(rows, guard)}
+    ${insertAttributesStatement(rows, guard !== undefined)}
   ),
   services as (
     ${servicesRemembered(context, sql`created as t`)}

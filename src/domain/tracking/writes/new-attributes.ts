@@ -48,16 +48,16 @@ const RETURNED = raw(WRITABLE_COLUMNS.join(', '));
 const byName = (a: AttributeRow, b: AttributeRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
- * `insert into attributes … returning` the WritableAttribute columns of the rows it created. With
- * `guard` (a CTE named `guard` before this one, src/db/database.ts), it inserts only when the guard
- * lets the request proceed.
+ * `insert into attributes … returning` the WritableAttribute columns of the rows it created.
+ * `guarded`: a CTE named `guard` comes before this one (src/db/database.ts), and it inserts only
+ * when the guard lets the request proceed.
  */
-export function insertAttributesStatement(rows: AttributeRow[], guard?: Sql): Sql {
+export function insertAttributesStatement(rows: AttributeRow[], guarded = false): Sql {
   const sorted = [...rows].sort(byName);
   const arrays = INSERTED_COLUMNS.map((column) => sql`${sorted.map((row) => row[column])}::${raw(INSERTED[column])}[]`);
   return sql`insert into attributes (${COLUMN_LIST})
-    select n.* from ${guard ? sql`guard, ` : empty}unnest(${join(arrays)}) as n(${COLUMN_LIST})
-     ${guard ? sql`where guard.guard_proceed` : empty}
+    select n.* from ${guarded ? sql`guard, ` : empty}unnest(${join(arrays)}) as n(${COLUMN_LIST})
+     ${guarded ? sql`where guard.guard_proceed` : empty}
      order by n.name
     on conflict (user_id, name) do nothing
     returning ${RETURNED}`;
