@@ -96,7 +96,11 @@ async function storedState(w: Writer): Promise<unknown> {
     .select('attribute_id', 'date', 'value_num', 'value_text');
   const changes = await app.db('value_changes').where({ user_id: w.user.id }).orderBy('date').select('date', 'changed_at');
   const attributes = await app.db('attributes').where({ user_id: w.user.id }).orderBy('name').select('name', 'owner_client_pk', 'active', 'manual');
-  const services = await app.db('attribute_services').where({ user_id: w.user.id }).orderBy(['attribute_id', 'client_pk']).select('attribute_id', 'client_pk', 'acquired_at');
+  const services = await app
+    .db('attribute_services')
+    .where({ user_id: w.user.id })
+    .orderBy(['attribute_id', 'client_pk'])
+    .select('attribute_id', 'client_pk', 'acquired_at');
   return { values, changes, attributes, services };
 }
 

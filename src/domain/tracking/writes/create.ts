@@ -10,17 +10,7 @@ import type { Database } from '../../../db/database';
 import { empty, sql, type Sql } from '../../../db/sql';
 import { GROUP_NAMES } from '../../../db/catalogue-groups';
 import { TEMPLATES_BY_NAME } from '../../../db/catalogue-templates';
-import {
-  type BatchResult,
-  checkEach,
-  type Item,
-  ItemError,
-  optionalBooleanField,
-  outcomesAfter,
-  passed,
-  requireFields,
-  stringField,
-} from './batch';
+import { type BatchResult, checkEach, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
 import { requireWriteScope, servicesRemembered, type WritableAttribute, type WriteContext } from './context';
 import { type AttributeRow, insertAttributesStatement, templateAttributeRow, templateNamed } from './new-attributes';
 import { isCustomTag, TAG_PRIORITY } from '../custom-tag';

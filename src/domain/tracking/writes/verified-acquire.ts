@@ -24,7 +24,13 @@ import { forgetAttributes, rememberAttributes, rememberedAttributes } from './ve
  * always the first lock such a statement takes, as in verified-write.ts); when the guard stops the
  * request, nothing is locked or written (`unchanged.ok` is false).
  */
-function statement(guard: Sql | undefined, context: WriteContext, names: string[], read: WritableAttribute[], taken: Array<{ id: number; manual: boolean | undefined }>): Sql {
+function statement(
+  guard: Sql | undefined,
+  context: WriteContext,
+  names: string[],
+  read: WritableAttribute[],
+  taken: Array<{ id: number; manual: boolean | undefined }>,
+): Sql {
   const { userId } = context;
   return sql`with ${guard ? sql`${guard}, ` : empty}found as materialized (
     select a.id, a.name, a.group_name, a.manual
@@ -57,7 +63,13 @@ function afterwards(context: WriteContext, plan: AcquirePlan, attributes: Readon
 }
 
 /** Applies the plan in one statement if the attributes are as read; false when something changed and nothing was written. */
-async function writeVerified(db: Database, context: WriteContext, names: string[], attributes: Map<string, WritableAttribute>, plan: AcquirePlan): Promise<boolean> {
+async function writeVerified(
+  db: Database,
+  context: WriteContext,
+  names: string[],
+  attributes: Map<string, WritableAttribute>,
+  plan: AcquirePlan,
+): Promise<boolean> {
   const taken = takenIds(plan, attributes);
   const [answer] = await db.write<{ ok: boolean }>((guard) => statement(guard, context, names, [...attributes.values()], taken));
   if (!answer?.ok) return false;
