@@ -8,7 +8,7 @@ import { DEMO_SERVICE } from '../db/catalogue-services';
 import { TEMPLATES_BY_NAME } from '../db/catalogue-templates';
 import { isTextValueType } from '../db/catalogue-value-types';
 import { generateDemoData, type DemoDataOptions } from './demo-generator';
-import { insertAttributes, templateAttributeRow } from '../domain/tracking/writes/ownership';
+import { insertAttributes, templateAttributeRow } from '../domain/tracking/writes/new-attributes';
 import { rememberServices } from '../domain/tracking/writes/context';
 
 export {

@@ -139,7 +139,7 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
 
     async [STATES.fortnight]() {
       const service = await stepCounter();
-      await write(service, acquireAttributes, [{ template: 'steps' }, { template: 'sleep' }]);
+      await write(service, viaPool(acquireAttributes), [{ template: 'steps' }, { template: 'sleep' }]);
       await write(service, viaPool(updateValues), [...(await daily('steps', 14, (ago) => 8000 + 37 * ago)), ...(await daily('sleep', 14, (ago) => 420 + ago))]);
       return undefined;
     },
@@ -153,14 +153,14 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
 
     async [STATES.recordHigh]() {
       const service = await stepCounter();
-      await write(service, acquireAttributes, [{ template: 'steps' }]);
+      await write(service, viaPool(acquireAttributes), [{ template: 'steps' }]);
       await write(service, viaPool(updateValues), await daily('steps', 400, (ago) => (ago === 0 ? undefined : ago === 1 ? 12000 : 8000)));
       await generateInsights(db, (await person()).id, { now: now() });
       return undefined;
     },
 
     async [STATES.ownsSteps]() {
-      await write(await consumerClient(), acquireAttributes, [{ template: 'steps' }]);
+      await write(await consumerClient(), viaPool(acquireAttributes), [{ template: 'steps' }]);
       return undefined;
     },
 
@@ -171,13 +171,13 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
 
     async [STATES.otherOwnsSleep]() {
       const sleepTracker = await connectedService('Sleep Tracker', ['sleep_read', 'sleep_write']);
-      await write(sleepTracker, acquireAttributes, [{ template: 'sleep' }]);
+      await write(sleepTracker, viaPool(acquireAttributes), [{ template: 'sleep' }]);
       return undefined;
     },
 
     async [STATES.gap]() {
       const service = await stepCounter();
-      await write(service, acquireAttributes, [{ template: 'steps' }]);
+      await write(service, viaPool(acquireAttributes), [{ template: 'steps' }]);
       await write(service, viaPool(updateValues), await daily('steps', 3, (ago) => [9000, undefined, 7000][ago]));
       return undefined;
     },
@@ -200,7 +200,7 @@ export function providerStates(app: TestApp, world: () => World): Record<StateNa
     },
 
     async [STATES.tookOverSleep]() {
-      await write(await consumerClient(), acquireAttributes, [{ name: 'sleep' }]);
+      await write(await consumerClient(), viaPool(acquireAttributes), [{ name: 'sleep' }]);
       return undefined;
     },
 

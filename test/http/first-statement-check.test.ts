@@ -55,6 +55,18 @@ const SAMPLES: Record<string, Sample> = {
     json: [{ name: 'steps', date: DAY, value: 10 }],
     served: (res) => expect(res.body.success[0].current).toBe(1244),
   },
+  acquireAttributes: {
+    method: 'POST',
+    path: '/api/2/attributes/acquire/',
+    json: [{ name: 'steps', manual: true }],
+    served: (res) => expect(res.body.success).toEqual([{ name: 'steps', active: true }]),
+  },
+  createAttributes: {
+    method: 'POST',
+    path: '/api/2/attributes/create/',
+    json: [{ label: 'Sauna minutes', group: 'health', value_type: 0 }],
+    served: (res) => expect(res.body.success[0]).toMatchObject({ name: 'sauna_minutes', priority: 5, manual: true }),
+  },
 };
 
 const deferring = Object.entries(CREDENTIAL_CHECKS.v2)
@@ -75,7 +87,7 @@ async function rememberedWriter(): Promise<Writer> {
   return w;
 }
 
-/** What the person has stored, and the days marked changed: a write that was refused leaves both as they were. */
+/** What the person has stored, the days marked changed and their attributes' owners: a write that was refused leaves them as they were. */
 async function storedState(w: Writer): Promise<unknown> {
   const values = await app
     .db('attribute_values')
@@ -83,7 +95,13 @@ async function storedState(w: Writer): Promise<unknown> {
     .orderBy(['attribute_id', 'date'])
     .select('attribute_id', 'date', 'value_num', 'value_text');
   const changes = await app.db('value_changes').where({ user_id: w.user.id }).orderBy('date').select('date', 'changed_at');
-  return { values, changes };
+  const attributes = await app.db('attributes').where({ user_id: w.user.id }).orderBy('name').select('name', 'owner_client_pk', 'active', 'manual');
+  const services = await app
+    .db('attribute_services')
+    .where({ user_id: w.user.id })
+    .orderBy(['attribute_id', 'client_pk'])
+    .select('attribute_id', 'client_pk', 'acquired_at');
+  return { values, changes, attributes, services };
 }
 
 /** Sends the sample with the writer's token; the answer and the text of every statement the request ran. */

@@ -71,7 +71,7 @@ export function writingHandlers(deps: Deps) {
 
     async acquireAttributes(c: V2Operation<'acquireAttributes'>['context'], ctx: V2Operation<'acquireAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx, c.request.requestBody);
-      const result = await acquireAttributes(await knexOf(ctx), context, items);
+      const result = await acquireAttributes(databaseOf(ctx), context, items);
       if (queryFlag(c, 'success_objects')) {
         const objectOf = await attributeObjects(deps, ctx, result.success);
         answer(ctx, { success: result.success.map(objectOf), failed: result.failed });
@@ -88,7 +88,7 @@ export function writingHandlers(deps: Deps) {
 
     async createAttributes(c: V2Operation<'createAttributes'>['context'], ctx: V2Operation<'createAttributes'>['ctx']): Promise<void> {
       const { context, items } = await batchOf(ctx, c.request.requestBody);
-      const result = await createAttributes(await knexOf(ctx), context, items);
+      const result = await createAttributes(databaseOf(ctx), context, items);
       // Template items are always answered with the full attribute (the v2 document's `createAttributes`), others on request.
       const full = queryFlag(c, 'success_objects');
       const wantsObject = (entry: Created) => full || entry.fromTemplate;

@@ -190,7 +190,9 @@ export interface AttributeRowWithValues {
  * and low-priority attributes are left out unless asked for (`namedShowsAll`). Without `page`,
  * every matching attribute.
  * One query: each row gathers its window of stored values as JSON; the days without data are
- * filled in here.
+ * filled in here. Each stored day is a JSON array `[date, num, text]`, not an object with the keys
+ * spelled out for every value: the same answer, built and sent with about a quarter less time
+ * (docs/statements.md, "The hot statements against the plainest ones").
  */
 export async function listAttributeRowsWithValues(
   db: Database,
@@ -199,9 +201,11 @@ export async function listAttributeRowsWithValues(
   const dates = daysEndingAt(input.dateMax, input.days);
   const filters = input.filters;
   if (filters.ownerClientPk === null) return { count: 0, results: [] };
-  type Row = Omit<AttributeRow, 'available_services'> & { total: number; stored_values: Array<{ date: string; num: unknown; text: unknown }> };
+  /** A stored day: its date, `value_num` and `value_text`. */
+  type StoredDay = [date: string, num: unknown, text: unknown];
+  type Row = Omit<AttributeRow, 'available_services'> & { total: number; stored_values: StoredDay[] };
   const rows = await db.read<Row>(sql`select p.*, coalesce((
-       select json_agg(json_build_object('date', v.date, 'num', v.value_num, 'text', v.value_text))
+       select json_agg(json_build_array(v.date, v.value_num, v.value_text))
          from attribute_values v
         where v.user_id = p.user_id and v.attribute_id = p.id and v.date between ${dates[dates.length - 1]}::date and ${dates[0]}::date
      ), '[]'::json) as stored_values
@@ -209,7 +213,7 @@ export async function listAttributeRowsWithValues(
   return {
     count: rows[0]?.total ?? 0,
     results: rows.map(({ total: _total, stored_values: stored, ...row }) => {
-      const byDate = new Map<string, JsonValue>(stored.map((v) => [v.date, typedValue(row.value_type, v.num, v.text)]));
+      const byDate = new Map<string, JsonValue>(stored.map(([date, num, text]) => [date, typedValue(row.value_type, num, text)]));
       return { row, values: dates.map((date) => ({ date, value: byDate.get(date) ?? null })) };
     }),
   };

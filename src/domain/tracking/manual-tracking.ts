@@ -54,8 +54,10 @@ export type TrackRequest = { template: string } | { label: string; group: string
  */
 export async function trackByHand(db: Knex, person: { id: number; timezone: string }, request: TrackRequest, now: Date): Promise<ManualResult> {
   const context = await manualContext(db, person, now);
-  if ('template' in request) return single(await acquireAttributes(db, context, [{ template: request.template, manual: true }]));
-  const created = await createAttributes(db, context, [{ label: request.label, group: request.group, value_type: request.valueType, manual: true }]);
+  if ('template' in request) return single(await acquireAttributes(poolDatabase(db), context, [{ template: request.template, manual: true }]));
+  const created = await createAttributes(poolDatabase(db), context, [
+    { label: request.label, group: request.group, value_type: request.valueType, manual: true },
+  ]);
   return single({ success: created.success.map((entry) => entry.attribute.name), failed: created.failed });
 }
 

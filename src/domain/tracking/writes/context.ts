@@ -99,7 +99,18 @@ export function requireOwner(context: WriteContext, attribute: WritableAttribute
   }
 }
 
-/** Records, in one statement, that the service can handle these attributes (docs/decisions.md: it acquired them before). */
+/**
+ * The insert that records that the service can handle these attributes (docs/decisions.md: it
+ * acquired them before), rows in id order; `ids` is a fragment of the ids as `t(id)`: a bound array,
+ * or a CTE of the same statement (the one-statement acquire and create).
+ */
+export function servicesRemembered(context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>, ids: Sql): Sql {
+  return sql`insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
+       select ${context.userId}::bigint, t.id, ${context.clientPk}::bigint, ${context.now}::timestamptz from ${ids} order by t.id
+       on conflict (user_id, attribute_id, client_pk) do update set acquired_at = excluded.acquired_at`;
+}
+
+/** Records, in one statement, that the service can handle these attributes. */
 export async function rememberServices(
   trx: Knex.Transaction,
   context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>,
@@ -107,10 +118,5 @@ export async function rememberServices(
 ): Promise<void> {
   const ids = [...new Set(attributeIds)].sort((a, b) => a - b);
   if (ids.length === 0) return;
-  await inTransaction(
-    trx,
-    sql`insert into attribute_services (user_id, attribute_id, client_pk, acquired_at)
-       select ${context.userId}, id, ${context.clientPk}, ${context.now}::timestamptz from unnest(${ids}::bigint[]) as id order by id
-       on conflict (user_id, attribute_id, client_pk) do update set acquired_at = excluded.acquired_at`,
-  );
+  await inTransaction(trx, servicesRemembered(context, sql`unnest(${ids}::bigint[]) as t(id)`));
 }

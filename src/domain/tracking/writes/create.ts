@@ -6,23 +6,13 @@
  * template's name; a custom tag keeps underscores for spaces.
  */
 import type { components } from '../../../../generated/types/v2';
-import type { Knex } from 'knex';
+import type { Database } from '../../../db/database';
+import { empty, sql, type Sql } from '../../../db/sql';
 import { GROUP_NAMES } from '../../../db/catalogue-groups';
 import { TEMPLATES_BY_NAME } from '../../../db/catalogue-templates';
-import {
-  type BatchResult,
-  checkEach,
-  inBatchTransaction,
-  type Item,
-  ItemError,
-  optionalBooleanField,
-  outcomesAfter,
-  passed,
-  requireFields,
-  stringField,
-} from './batch';
-import { rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
-import { type AttributeRow, insertAttributes, templateAttributeRow, templateNamed } from './ownership';
+import { type BatchResult, checkEach, type Item, ItemError, optionalBooleanField, outcomesAfter, passed, requireFields, stringField } from './batch';
+import { requireWriteScope, servicesRemembered, type WritableAttribute, type WriteContext } from './context';
+import { type AttributeRow, insertAttributesStatement, templateAttributeRow, templateNamed } from './new-attributes';
 import { isCustomTag, TAG_PRIORITY } from '../custom-tag';
 import { nameFromLabel } from './label-name';
 
@@ -111,42 +101,58 @@ function alreadyExists(target: CreateTarget): ItemError {
 }
 
 /**
+ * The one statement of a create batch: the insert of every new attribute (a name the person has is
+ * left alone: `already_exists`), then the record that the service can handle those it created.
+ * With `guard` (the request's first-statement guard: src/db/database.ts), it comes first and
+ * nothing is written unless it lets the request proceed; the answer then has one row even when
+ * nothing was created (the guard's columns, the attribute's null).
+ */
+function createStatement(guard: Sql | undefined, context: WriteContext, rows: AttributeRow[]): Sql {
+  return sql`with ${guard ? sql`${guard}, ` : empty}created as (
+    ${insertAttributesStatement(rows, guard !== undefined)}
+  ),
+  services as (
+    ${servicesRemembered(context, sql`created as t`)}
+  )
+  select ${guard ? sql`guard.*, ` : empty}t.* from ${guard ? sql`guard left join created as t on true` : sql`created as t`}`;
+}
+
+/**
  * `POST /api/2/attributes/create/`: items from a template, or a label, an existing group and a
  * value type (manual by default). Creating needs the attribute absent (the v2 document's `createAttributes`): a
  * name the person already has, or one an earlier item of the batch takes, fails `already_exists`.
- * One insert of every new attribute, one record of the services that can handle them.
+ * ONE statement whatever the batch's length, without a transaction of its own (docs/batch-writes.md):
+ * creating depends on nothing stored but the names, which the insert itself decides atomically.
  */
-export async function createAttributes(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<Created>> {
+export async function createAttributes(db: Database, context: WriteContext, items: Item[]): Promise<BatchResult<Created>> {
   const checked = checkEach(items, (item, index) => checkCreateItem(item, index, context));
   const targets = passed(checked);
-  if (targets.length === 0) return outcomesAfter<Created>(items, checked).result();
-  return inBatchTransaction(db, async (trx) => {
-    const outcomes = outcomesAfter<Created>(items, checked);
-    const first = new Map<string, CreateTarget>();
-    for (const target of targets) {
-      if (first.has(target.row.name)) outcomes.fail(target.index, alreadyExists(target));
-      else first.set(target.row.name, target);
-    }
-    const created = await insertAttributes(
-      trx,
-      [...first.values()].map((t) => t.row),
-    );
-    for (const target of first.values()) {
-      const attribute = created.get(target.row.name);
-      if (attribute)
-        outcomes.succeed(target.index, {
-          attribute,
-          fromTemplate: target.fromTemplate,
-          // What was stored, not what was sent: a sent `priority` or `manual` is replaced by the stored one.
-          item: { ...(items[target.index] as CreateSuccess), name: attribute.name, priority: attribute.priority, manual: attribute.manual },
-        });
-      else outcomes.fail(target.index, alreadyExists(target));
-    }
-    await rememberServices(
-      trx,
+  const outcomes = outcomesAfter<Created>(items, checked);
+  if (targets.length === 0) return outcomes.result();
+  const first = new Map<string, CreateTarget>();
+  for (const target of targets) {
+    if (first.has(target.row.name)) outcomes.fail(target.index, alreadyExists(target));
+    else first.set(target.row.name, target);
+  }
+  // With the guard, a batch that created nothing answers one row of nulls (and the guard's columns).
+  const rows = await db.write<WritableAttribute>((guard) =>
+    createStatement(
+      guard,
       context,
-      [...created.values()].map((a) => a.id),
-    );
-    return outcomes.result();
-  });
+      [...first.values()].map((t) => t.row),
+    ),
+  );
+  const created = new Map(rows.filter((row) => row.id !== null).map((row) => [row.name, row]));
+  for (const target of first.values()) {
+    const attribute = created.get(target.row.name);
+    if (attribute)
+      outcomes.succeed(target.index, {
+        attribute,
+        fromTemplate: target.fromTemplate,
+        // What was stored, not what was sent: a sent `priority` or `manual` is replaced by the stored one.
+        item: { ...(items[target.index] as CreateSuccess), name: attribute.name, priority: attribute.priority, manual: attribute.manual },
+      });
+    else outcomes.fail(target.index, alreadyExists(target));
+  }
+  return outcomes.result();
 }

@@ -12,7 +12,7 @@
  * then one statement per kind of change.
  */
 import type { Knex } from 'knex';
-import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue-templates';
+import type { Database } from '../../../db/database';
 import { inTransaction, raw, sql } from '../../../db/sql';
 import { ableToHandle, lastConnected } from '../able-services';
 import {
@@ -21,114 +21,28 @@ import {
   inBatchTransaction,
   type Item,
   ItemError,
-  optionalBooleanField,
   type Outcomes,
   outcomesAfter,
   passed,
   requireFields,
   stringField,
 } from './batch';
-import { foundAttribute, lockAttributes, rememberServices, requireWriteScope, WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
-
-/** A template by name, or `not_found`. */
-export function templateNamed(name: string): TemplateDef {
-  const template = TEMPLATES_BY_NAME.get(name);
-  if (!template) throw new ItemError('not_found', `There is no template named ${name}.`);
-  return template;
-}
-
-/** A new attribute's row, as inserted. */
-export type AttributeRow = Record<string, unknown> & { name: string };
-
-/** The row a template's attribute starts as, owned by the calling service (the API's creation and the demo loader). */
-export function templateAttributeRow(context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>, template: TemplateDef, manual: boolean): AttributeRow {
-  return {
-    user_id: context.userId,
-    name: template.name,
-    label: template.label,
-    template_name: template.name,
-    group_name: template.group,
-    value_type: template.valueType,
-    priority: template.priority,
-    manual,
-    active: true,
-    owner_client_pk: context.clientPk,
-    created_at: context.now,
-  };
-}
-
-/**
- * Inserts attribute rows in name order (so concurrent batches creating the same names never wait
- * on each other in a cycle). Returns the created rows by name; a name that exists is left alone
- * and absent from the answer.
- */
-export async function insertAttributes(trx: Knex.Transaction, rows: AttributeRow[]): Promise<Map<string, WritableAttribute>> {
-  if (rows.length === 0) return new Map();
-  const sorted = [...rows].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const created = await trx('attributes').insert(sorted).onConflict(['user_id', 'name']).ignore().returning<WritableAttribute[]>(WRITABLE_COLUMNS);
-  return new Map(created.map((row) => [row.name, row]));
-}
-
-/** An acquire item after the checks that need no database. */
-type AcquireTarget = { index: number; manual: boolean | undefined } & ({ template: TemplateDef } | { name: string });
-
-function checkAcquireItem(item: Item, index: number, context: WriteContext): AcquireTarget {
-  if (!('template' in item) && !('name' in item)) {
-    throw new ItemError('missing_field', `Item ${index} is missing required fields: template or name.`);
-  }
-  const manual = optionalBooleanField(item, index, 'manual');
-  if (!('template' in item)) return { index, manual, name: stringField(item, index, 'name') };
-  const template = templateNamed(stringField(item, index, 'template'));
-  requireWriteScope(context.access, { name: template.name, group_name: template.group, manual: manual ?? false });
-  return { index, manual, template };
-}
-
-const nameOf = (target: AcquireTarget) => ('template' in target ? target.template.name : target.name);
+import { foundAttribute, lockAttributes, rememberServices, requireWriteScope, type WritableAttribute, type WriteContext } from './context';
+import { type AcquireTarget, checkAcquireItem, nameOf, planAcquires, takenIds, takeOwnership } from './acquire-plan';
+import { insertAttributes } from './new-attributes';
+import { acquireInOneStatement } from './verified-acquire';
 
 /** A concurrent batch created a template's attribute between our read and our insert: start again. */
 class CreatedMeanwhile extends Error {}
 
-/** The database part of an acquire batch. */
+/** The database part of an acquire batch on the locked path. */
 async function applyAcquires(trx: Knex.Transaction, context: WriteContext, outcomes: Outcomes<string>, targets: AcquireTarget[]): Promise<void> {
   const attributes = await lockAttributes(trx, context.userId, targets.map(nameOf), 'update');
-  const toCreate = new Map<string, AttributeRow>();
-  /** Existing attributes this batch takes, with the manual flag its items set (undefined: unchanged). */
-  const changed = new Map<string, { manual: boolean | undefined }>();
-  /** The attribute as the earlier items of the batch left it. */
-  const current = (name: string): { group_name: string; manual: boolean } => {
-    const planned = toCreate.get(name);
-    if (planned) return { group_name: planned.group_name as string, manual: planned.manual as boolean };
-    const attribute = foundAttribute(attributes, name);
-    return { group_name: attribute.group_name, manual: changed.get(name)?.manual ?? attribute.manual };
-  };
-  for (const target of targets) {
-    const name = nameOf(target);
-    const ok = outcomes.attempt(target.index, () => {
-      if ('template' in target && !attributes.has(name) && !toCreate.has(name)) {
-        // Created from the template: its group is the template's, already checked with the scopes.
-        toCreate.set(name, templateAttributeRow(context, target.template, target.manual ?? false));
-        return true;
-      }
-      const { group_name, manual } = current(name);
-      requireWriteScope(context.access, { name, group_name, manual: target.manual ?? manual });
-      if (toCreate.has(name)) toCreate.get(name)!.manual = target.manual ?? manual;
-      else changed.set(name, { manual: target.manual ?? changed.get(name)?.manual });
-      return true;
-    });
-    if (ok) outcomes.succeed(target.index, name);
-  }
-  const created = await insertAttributes(trx, [...toCreate.values()]);
-  if (created.size < toCreate.size) throw new CreatedMeanwhile();
-  const taken = [...changed].map(([name, { manual }]) => ({ id: attributes.get(name)!.id, manual }));
-  if (taken.length > 0) {
-    taken.sort((a, b) => a.id - b.id);
-    await inTransaction(
-      trx,
-      sql`update attributes a set owner_client_pk = ${context.clientPk}, active = true, manual = coalesce(t.manual, a.manual)
-         from unnest(${taken.map((t) => t.id)}::bigint[], ${taken.map((t) => t.manual ?? null)}::boolean[]) as t(id, manual)
-        where a.user_id = ${context.userId} and a.id = t.id`,
-    );
-  }
+  const plan = planAcquires(context, attributes, outcomes, targets);
+  const created = await insertAttributes(trx, [...plan.toCreate.values()]);
+  if (created.size < plan.toCreate.size) throw new CreatedMeanwhile();
+  const taken = takenIds(plan, attributes);
+  if (taken.length > 0) await inTransaction(trx, takeOwnership(context, taken));
   await rememberServices(trx, context, [...taken.map((t) => t.id), ...[...created.values()].map((a) => a.id)]);
 }
 
@@ -139,14 +53,22 @@ const MAX_ACQUIRE_ATTEMPTS = 5;
  * `POST /api/2/attributes/acquire/`: items `{template}` or `{name}`, optional `manual`. The calling
  * service becomes the owner and the attribute active again; acquiring what it already owns
  * succeeds again. Each success is the attribute's name.
+ *
+ * A batch that creates nothing (every attribute it names exists: a service syncing a person
+ * re-acquires what it uses) is one statement (verified-acquire.ts); one that creates a template's
+ * attribute takes the locked path: one transaction of a fixed number of statements.
  */
-export async function acquireAttributes(db: Knex, context: WriteContext, items: Item[]): Promise<BatchResult<string>> {
+export async function acquireAttributes(db: Database, context: WriteContext, items: Item[]): Promise<BatchResult<string>> {
   const checked = checkEach(items, (item, index) => checkAcquireItem(item, index, context));
   const targets = passed(checked);
   if (targets.length === 0) return outcomesAfter<string>(items, checked).result();
+  const done = await acquireInOneStatement(db, context, items, checked, targets);
+  if (done) return done;
+  // The locked path: its transaction starts once the request's guard has run (src/db/database.ts).
+  const knex = await db.knex();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await inBatchTransaction(db, async (trx) => {
+      return await inBatchTransaction(knex, async (trx) => {
         const outcomes = outcomesAfter<string>(items, checked);
         await applyAcquires(trx, context, outcomes, targets);
         return outcomes.result();

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp, type TestResponse } from '../../../support/app';
-import { acquire, valueOn, writer, type Writer } from './setup';
+import { acquire, ALL_WRITE, valueOn, writer, type Writer } from './setup';
 import { accessFor } from '../../../../src/domain/apps-and-grants/scopes';
 import { batchDeadlockRetries } from '../../../../src/domain/tracking/writes/batch';
 import type { WriteContext } from '../../../../src/domain/tracking/writes/context';
@@ -111,11 +111,15 @@ test('the one-statement write writes nothing when an attribute changed since it 
   expect(written).toEqual(new Map([[`${steps.id}|2026-08-20`, 5]]));
 });
 
-test('acquire, release and create of 35 items send as many statements as of one', async () => {
+/** The request's check (the remembered token's recheck and the rate-limit count) is the CTE `guard` of this statement. */
+const carriesTheCheck = (statement: string) => /\bguard as \(/.test(statement);
+
+test('acquire, release and create of 35 items send as many statements as of one; create and a steady acquire are one statement in all', async () => {
   const tags = Array.from({ length: 35 }, (_, i) => `Batch tag ${i}`);
   // Unmeasured first use of each token: its once-a-minute last-use write is not the batch's.
   await app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Warm-up tag', group: 'custom', value_type: 0 }] });
   await app.post('/api/2/attributes/acquire/', { bearer: w.b, json: [{ name: 'warm_up_tag' }] });
+  await app.get('/api/2/accounts/profile/', { bearer: w.b }); // used twice: remembered, checked by the first statement
   const createOne = await statementsOf(() =>
     app.post('/api/2/attributes/create/', { bearer: w.a, json: [{ label: 'Single tag', group: 'custom', value_type: 0 }] }),
   );
@@ -124,18 +128,50 @@ test('acquire, release and create of 35 items send as many statements as of one'
   );
   expect(createMany.response.body.success).toHaveLength(35);
   expect(createMany.statements.length).toBe(createOne.statements.length);
+  // The insert of every new attribute and the record of who can handle them, with the token's
+  // recheck and count in front: one statement, no transaction of its own.
+  expect(createMany.statements).toHaveLength(1);
+  expect(carriesTheCheck(createMany.statements[0])).toBe(true);
 
   const names = createMany.response.body.success.map((s: { name: string }) => s.name);
   const acquireOne = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: w.b, json: [{ name: 'single_tag' }] }));
   const acquireMany = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: w.b, json: names.map((name: string) => ({ name })) }));
   expect([acquireOne.response.status, acquireMany.response.status]).toEqual([200, 200]);
   expect(acquireMany.statements.length).toBe(acquireOne.statements.length);
+  // Read first (these attributes were never named in a batch of this person), then one statement.
+  expect(acquireMany.statements).toHaveLength(2);
+  // Again, as a syncing service does: the attributes are remembered, and the statement checks them.
+  const againOne = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: w.b, json: [{ name: 'single_tag' }] }));
+  const againMany = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: w.b, json: names.map((name: string) => ({ name })) }));
+  expect([againOne.response.status, againMany.response.status]).toEqual([200, 200]);
+  expect(againMany.response.body.success).toHaveLength(35);
+  expect(againOne.statements).toHaveLength(1);
+  expect(againMany.statements).toHaveLength(1);
+  expect(carriesTheCheck(againMany.statements[0])).toBe(true);
 
   const releaseOne = await statementsOf(() => app.post('/api/2/attributes/release/', { bearer: w.b, json: [{ name: 'single_tag' }] }));
   const releaseMany = await statementsOf(() => app.post('/api/2/attributes/release/', { bearer: w.b, json: names.map((name: string) => ({ name })) }));
   expect([releaseOne.response.status, releaseMany.response.status]).toEqual([200, 200]);
   expect(releaseMany.statements.length).toBe(releaseOne.statements.length);
-  for (const measured of [createMany, acquireMany, releaseMany]) expect(measured.statements.filter(isBegin)).toHaveLength(1);
+  expect(releaseMany.statements.filter(isBegin)).toHaveLength(1);
+  for (const measured of [createMany, acquireMany, againMany]) expect(measured.statements.filter(isBegin)).toHaveLength(0);
+});
+
+test('acquiring templates the person lacks, 1 or 35 at a time, is one transaction of as many statements', async () => {
+  const fresh = await writer(app);
+  const groups = ALL_WRITE.filter((scope) => scope.endsWith('_write')).map((scope) => scope.replace(/_write$/, ''));
+  const templates: string[] = await app.db('templates').whereIn('group_name', groups).orderBy('name').limit(37).pluck('name');
+  // The token's first uses (remembered from then on).
+  await app.post('/api/2/attributes/acquire/', { bearer: fresh.a, json: [{ template: templates[0] }] });
+  await app.get('/api/2/accounts/profile/', { bearer: fresh.a });
+  const one = await statementsOf(() => app.post('/api/2/attributes/acquire/', { bearer: fresh.a, json: [{ template: templates[1] }] }));
+  const many = await statementsOf(() =>
+    app.post('/api/2/attributes/acquire/', { bearer: fresh.a, json: templates.slice(2).map((template) => ({ template })) }),
+  );
+  expect([one.response.status, many.response.status]).toEqual([200, 200]);
+  expect(many.response.body.success).toHaveLength(35);
+  expect(many.statements.length).toBe(one.statements.length);
+  expect(many.statements.filter(isBegin)).toHaveLength(1);
 });
 
 test("tags written in one batch rebuild each day's custom text in the same few statements", async () => {

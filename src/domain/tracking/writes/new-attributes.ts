@@ -1,0 +1,98 @@
+/**
+ * New attributes' rows and the one set-based insert that stores them (docs/batch-writes.md): the
+ * rows of a whole batch as one `unnest` of column arrays, sorted by name (so concurrent batches
+ * creating the same names never wait on each other in a cycle), one statement text whatever the
+ * batch's length (a named prepared statement, planned once per connection), and a name the person
+ * already has left alone (`on conflict do nothing`): it is absent from what the insert returns,
+ * which is how create answers `already_exists` and acquire sees a template's attribute made meanwhile.
+ */
+import type { Knex } from 'knex';
+import { empty, inTransaction, join, raw, sql, type Sql } from '../../../db/sql';
+import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue-templates';
+import { ItemError } from './batch';
+import { WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
+
+/** A new attribute's row, as inserted. */
+export interface AttributeRow {
+  user_id: number;
+  name: string;
+  label: string;
+  template_name: string | null;
+  group_name: string;
+  value_type: number;
+  priority: number;
+  manual: boolean;
+  active: boolean;
+  owner_client_pk: number;
+  created_at: Date;
+}
+
+/** The inserted columns and their PostgreSQL types, in the insert's order. */
+const INSERTED = {
+  user_id: 'bigint',
+  name: 'text',
+  label: 'text',
+  template_name: 'text',
+  group_name: 'text',
+  value_type: 'smallint',
+  priority: 'integer',
+  manual: 'boolean',
+  active: 'boolean',
+  owner_client_pk: 'bigint',
+  created_at: 'timestamptz',
+} as const;
+const INSERTED_COLUMNS = Object.keys(INSERTED) as Array<keyof typeof INSERTED>;
+const COLUMN_LIST = raw(INSERTED_COLUMNS.join(', '));
+const RETURNED = raw(WRITABLE_COLUMNS.join(', '));
+
+const byName = (a: AttributeRow, b: AttributeRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * `insert into attributes … returning` the WritableAttribute columns of the rows it created.
+ * `guarded`: a CTE named `guard` comes before this one (src/db/database.ts), and it inserts only
+ * when the guard lets the request proceed.
+ */
+export function insertAttributesStatement(rows: AttributeRow[], guarded = false): Sql {
+  const sorted = [...rows].sort(byName);
+  const arrays = INSERTED_COLUMNS.map((column) => sql`${sorted.map((row) => row[column])}::${raw(INSERTED[column])}[]`);
+  return sql`insert into attributes (${COLUMN_LIST})
+    select n.* from ${guarded ? sql`guard, ` : empty}unnest(${join(arrays)}) as n(${COLUMN_LIST})
+     ${guarded ? sql`where guard.guard_proceed` : empty}
+     order by n.name
+    on conflict (user_id, name) do nothing
+    returning ${RETURNED}`;
+}
+
+/**
+ * Inserts attribute rows in one statement of the transaction. Returns the created rows by name; a
+ * name that exists is left alone and absent from the answer.
+ */
+export async function insertAttributes(trx: Knex.Transaction, rows: AttributeRow[]): Promise<Map<string, WritableAttribute>> {
+  if (rows.length === 0) return new Map();
+  const created = await inTransaction<WritableAttribute>(trx, insertAttributesStatement(rows));
+  return new Map(created.map((row) => [row.name, row]));
+}
+
+/** A template by name, or `not_found`. */
+export function templateNamed(name: string): TemplateDef {
+  const template = TEMPLATES_BY_NAME.get(name);
+  if (!template) throw new ItemError('not_found', `There is no template named ${name}.`);
+  return template;
+}
+
+/** The row a template's attribute starts as, owned by the calling service (the API's creation and the demo loader). */
+export function templateAttributeRow(context: Pick<WriteContext, 'userId' | 'clientPk' | 'now'>, template: TemplateDef, manual: boolean): AttributeRow {
+  return {
+    user_id: context.userId,
+    name: template.name,
+    label: template.label,
+    template_name: template.name,
+    group_name: template.group,
+    value_type: template.valueType,
+    priority: template.priority,
+    manual,
+    active: true,
+    owner_client_pk: context.clientPk,
+    created_at: context.now,
+  };
+}
