@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Database } from './db/database';
 import type { Jobs } from './jobs/queues';
+import type { Replicas } from './db/replicas';
 
 export interface Deps {
   config: Config;
@@ -15,6 +16,8 @@ export interface Deps {
    */
   database: Database;
   logger: Logger;
+  /** The streaming replicas of DATABASE_REPLICA_URLS, when set: the heavy person-data reads go there (src/db/replicas.ts). */
+  replicas?: Replicas;
   /** Server secret for derived credentials (simple tokens). */
   secretKey: string;
   /** The clock; tests replace it to check expiries. */

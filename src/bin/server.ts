@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   assertServable(config);
   const logger = createLogger(config.logLevel);
   await checkPortFree(config.host, config.port);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { logger });
   const secretKey = resolveSecretKey(config, logger);
   const now = () => new Date();
 
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const { app } = await createApp({ config, db: database.db, database: poolDatabase(database.db), logger, secretKey, now, jobs });
+  const { app } = await createApp({ config, db: database.db, database: poolDatabase(database.db), replicas: database.replicas, logger, secretKey, now, jobs });
 
   const server = createHttpServer(app.callback(), config);
   try {
