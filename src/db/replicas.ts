@@ -19,7 +19,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { PersonReads, ReplicaAnswer } from './database';
+import { poolDatabase, type Database, type PersonReads, type ReplicaAnswer } from './database';
 import { createKnex, type DatabaseTimeouts } from './knex';
 import { rows, sql, type Sql } from './sql';
 
@@ -121,6 +121,11 @@ export class Replicas {
   forPerson(userId: number): PersonReads | undefined {
     const replica = this.pick();
     return replica && this.readsOn(replica, userId);
+  }
+
+  /** The pool as a Database whose reads of the person's data go to a usable replica (the pages' charts and lists). */
+  databaseFor(userId: number): Database {
+    return poolDatabase(this.primary, this.forPerson(userId));
   }
 
   /**

@@ -4,13 +4,15 @@
  * seen in its own pg_stat_statements: the replica's data statements carry `replica_found`.
  */
 import { startTestApp, type TestApp } from '../support/app';
-import { makeClient, makeToken, makeUser } from '../support/fixtures';
+import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { startStandby, type Standby } from '../support/standby';
+import { PAGE } from '../support/web';
 
 let standby: Standby;
 let app: TestApp;
 let bearer: string;
 let database: string;
+let session: string;
 
 const DAY = '2026-11-20';
 
@@ -19,6 +21,15 @@ async function servedByReplica(): Promise<number> {
   const [row] = await standby.query<{ calls: string | null }>(
     database,
     "select sum(calls) as calls from pg_stat_statements where query like '%replica_found%'",
+  );
+  return Number(row.calls ?? 0);
+}
+
+/** Calls of every statement the standby ran for the app (all but the health check's and this test's own). */
+async function statementsOnReplica(): Promise<number> {
+  const [row] = await standby.query<{ calls: string | null }>(
+    database,
+    "select sum(calls) as calls from pg_stat_statements where query not like '%pg_last_wal_replay_lsn%' and query not like '%pg_stat_statements%' and query not like '%pg_extension%'",
   );
   return Number(row.calls ?? 0);
 }
@@ -46,6 +57,7 @@ beforeAll(async () => {
   database = new URL(app.deps.config.databaseUrl!).pathname.slice(1);
   await app.db.raw('create extension if not exists pg_stat_statements');
   const { user } = await makeUser(app, { timezone: 'UTC' });
+  session = await makeSession(app, user);
   const { client } = await makeClient(app, user, 'Mood app');
   bearer = (await makeToken(app, user, client, ['mood_read', 'mood_write'])).access_token;
   expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood' }] })).status).toBe(200);
@@ -70,6 +82,19 @@ test('a steady read is served by the replica', async () => {
   const before = await servedByReplica();
   for (let i = 0; i < 5; i++) expect(await readMood()).toBe(6);
   expect((await servedByReplica()) - before).toBe(5);
+});
+
+test('the v1 value list, the derived lists and the pages read from the replica too', async () => {
+  for (const [path, credentials] of [
+    ['/api/1/users/$self/attributes/mood/?date_max=2026-11-20', { bearer }],
+    ['/api/2/averages/', { bearer }],
+    [`/data/mood?date=${DAY}`, { ...PAGE, session }],
+  ] as const) {
+    const before = await statementsOnReplica();
+    const res = await app.get(path, credentials);
+    expect(res.status).toBe(200);
+    expect((await statementsOnReplica()) - before).toBeGreaterThan(0);
+  }
 });
 
 test('a write followed at once by a read sees the write, even while the replica has not replayed it', async () => {

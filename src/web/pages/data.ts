@@ -8,7 +8,7 @@
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import type { Deps } from '../../deps';
+import { personDatabase, type Deps } from '../../deps';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listInsightEntries, type InsightEntry } from '../../domain/derived/insights';
@@ -149,7 +149,7 @@ interface DayPageOptions {
 
 /** Every attribute of the person with the days the page shows, ending at `date`. */
 async function dayRows(deps: Deps, person: User, date: string): Promise<AttributeRowWithValues[]> {
-  return (await listAttributeRowsWithValues(deps.database, { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS }))
+  return (await listAttributeRowsWithValues(personDatabase(deps, person.id), { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS }))
     .results;
 }
 
