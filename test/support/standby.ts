@@ -20,6 +20,8 @@ export interface Standby {
   urlOf(url: string): string;
   /** Runs `text` as the superuser on the standby's `database`; its rows. */
   query<R extends object>(database: string, text: string): Promise<R[]>;
+  /** The standby's postmaster (for its CPU figures), while it runs. */
+  pid(): number | undefined;
   /** Fast shutdown; resolves when the standby has exited. */
   stop(): Promise<void>;
   /** Starts the standby again on its folder; resolves when it takes connections. */
@@ -68,9 +70,12 @@ async function waitForConnections(url: string, child: ChildProcess, output: stri
   }
 }
 
-/** Makes a standby of the worker's cluster and starts it; `preload`: its shared_preload_libraries (e.g. pg_stat_statements). */
-export async function startStandby(options: { preload?: string } = {}): Promise<Standby> {
-  const adminUrl = workerAdminUrl();
+/**
+ * Makes a standby of the cluster of `adminUrl` (a superuser's URL; default: the jest worker's
+ * cluster) and starts it; `preload`: its shared_preload_libraries (e.g. pg_stat_statements).
+ */
+export async function startStandby(options: { adminUrl?: string; preload?: string } = {}): Promise<Standby> {
+  const adminUrl = options.adminUrl ?? workerAdminUrl();
   const primary = new URL(adminUrl);
   const slot = `standby_${process.pid}_${Date.now()}`;
   const dir = path.join(os.tmpdir(), `daybook-test-standby-${process.pid}-${Date.now()}`);
@@ -124,6 +129,7 @@ export async function startStandby(options: { preload?: string } = {}): Promise<
   await start();
   return {
     urlOf: standbyUrl,
+    pid: () => child?.pid,
     async query<R extends object>(database: string, text: string) {
       const url = new URL(standbyUrl(adminUrl));
       url.pathname = `/${database}`;

@@ -56,7 +56,13 @@ function median(values: number[]): number | undefined {
 
 /** One attribute with `days` days of values up to `dateMax`, or undefined when the person has none of that name. */
 async function attributeDays(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues | undefined> {
-  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
+  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), {
+    userId,
+    visibility: EVERYTHING,
+    filters: { names: [name] },
+    dateMax,
+    days,
+  });
   return results[0];
 }
 

@@ -149,8 +149,15 @@ interface DayPageOptions {
 
 /** Every attribute of the person with the days the page shows, ending at `date`. */
 async function dayRows(deps: Deps, person: User, date: string): Promise<AttributeRowWithValues[]> {
-  return (await listAttributeRowsWithValues(personDatabase(deps, person.id), { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS }))
-    .results;
+  return (
+    await listAttributeRowsWithValues(personDatabase(deps, person.id), {
+      userId: person.id,
+      visibility: EVERYTHING,
+      filters: {},
+      dateMax: date,
+      days: SPARK_DAYS,
+    })
+  ).results;
 }
 
 async function dayPage(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, options: DayPageOptions = {}): Promise<void> {
