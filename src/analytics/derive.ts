@@ -3,7 +3,8 @@
  *
  * - A transaction-scoped advisory lock on the person serialises every derive and insight run of
  *   that person, whatever started it (the queue's workers on any instance, `npm run derive`).
- * - The person's values come from ONE query (series.ts), read in the same transaction.
+ * - The person's values come from ONE query (series.ts), read in the same transaction, or with
+ *   DATABASE_REPLICA_URLS on a replica that holds every write of the person (`loadFrom`).
  * - The week's averages and correlations replace that week's earlier set, insights are added once,
  *   and the week is recorded, in the same transaction: a run killed half-way (process, connection
  *   or an error) rolls back and leaves the previous results in place.

@@ -7,12 +7,14 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeClient, makeSession, makeToken, makeUser } from '../support/fixtures';
 import { startStandby, type Standby } from '../support/standby';
 import { PAGE } from '../support/web';
+import { deriveUser } from '../../src/analytics/derive';
 
 let standby: Standby;
 let app: TestApp;
 let bearer: string;
 let database: string;
 let session: string;
+let userId: number;
 
 const DAY = '2026-11-20';
 
@@ -58,6 +60,7 @@ beforeAll(async () => {
   await app.db.raw('create extension if not exists pg_stat_statements');
   const { user } = await makeUser(app, { timezone: 'UTC' });
   session = await makeSession(app, user);
+  userId = user.id;
   const { client } = await makeClient(app, user, 'Mood app');
   bearer = (await makeToken(app, user, client, ['mood_read', 'mood_write'])).access_token;
   expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood' }] })).status).toBe(200);
@@ -95,6 +98,18 @@ test('the v1 value list, the derived lists and the pages read from the replica t
     expect(res.status).toBe(200);
     expect((await statementsOnReplica()) - before).toBeGreaterThan(0);
   }
+});
+
+test("the derive job loads the person's data from the replica", async () => {
+  const loads = async () =>
+    Number(
+      (await standby.query<{ calls: string | null }>(database, "select sum(calls) as calls from pg_stat_statements where query like '%string_agg%'"))[0]
+        .calls ?? 0,
+    );
+  const before = await loads();
+  const summary = await deriveUser(app.db, userId, { now: new Date(`${DAY}T12:00:00Z`), loadFrom: (id) => app.deps.replicas!.knexFor(id) });
+  expect(summary?.values).toBe(1); // the one mood value, read on the replica
+  expect((await loads()) - before).toBe(1);
 });
 
 test('a write followed at once by a read sees the write, even while the replica has not replayed it', async () => {

@@ -10,8 +10,9 @@
  * transaction of a person to the next (the row's lock orders them), which is all the comparison
  * needs. It is set by statement-level triggers (one upsert per writing statement, whatever the
  * number of rows), so no write path can forget it, including ones added later. A transition table
- * serves one event only: three triggers per table. `users` has a row trigger on its time zone alone
- * (it decides "today"); its other columns change with sign-ins and are not read from a replica.
+ * serves one event only: three triggers per table. `users` has row triggers on a new person and on
+ * a changed time zone (it decides "today"); its other columns change with sign-ins and are not read
+ * from a replica.
  */
 import type { Knex } from 'knex';
 
@@ -45,6 +46,7 @@ export async function up(knex: Knex): Promise<void> {
     end $$;
     create trigger users_person_writes after update of timezone on users
       for each row when (old.timezone is distinct from new.timezone) execute function mark_person_time_zone();
+    create trigger users_person_created after insert on users for each row execute function mark_person_time_zone();
   `);
   for (const table of PERSON_TABLES) {
     for (const { event, transition } of EVENTS) {
@@ -62,6 +64,7 @@ export async function down(knex: Knex): Promise<void> {
   }
   await knex.raw(`
     drop trigger if exists users_person_writes on users;
+    drop trigger if exists users_person_created on users;
     drop function if exists mark_person_writes();
     drop function if exists mark_person_time_zone();
     drop table if exists person_writes;
