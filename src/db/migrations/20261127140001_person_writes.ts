@@ -33,8 +33,9 @@ export async function up(knex: Knex): Promise<void> {
     ) with (fillfactor = 50);
     create function mark_person_writes() returns trigger language plpgsql as $$
     begin
+      -- One row per person (the position is read once per row: it moves while the statement runs).
       insert into person_writes (user_id, lsn)
-      select distinct user_id, pg_current_wal_insert_lsn() from changed
+      select p.user_id, pg_current_wal_insert_lsn() from (select distinct user_id from changed) as p
       on conflict (user_id) do update set lsn = excluded.lsn;
       return null;
     end $$;
