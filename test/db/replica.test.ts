@@ -110,7 +110,7 @@ test("the derive job loads the person's data from the replica", async () => {
     );
   const before = await loads();
   const summary = await deriveUser(app.db, userId, { now: new Date(`${DAY}T12:00:00Z`), loadFrom: (id) => app.deps.replicas!.knexFor(id) });
-  expect(summary?.values).toBe(1); // the one mood value, read on the replica
+  expect(summary?.values).toBe(2); // the two mood values, read on the replica
   expect((await loads()) - before).toBe(1);
 });
 
