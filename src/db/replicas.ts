@@ -92,7 +92,7 @@ export class Replicas {
   /** Checks every replica once, then again every second (or half the lag bound) until `close`. */
   async start(): Promise<void> {
     await this.check();
-    const every = Math.max(5, Math.min(1000, Math.floor(this.options.maxLagMs / 2)));
+    const every = Math.max(100, Math.min(1000, Math.floor(this.options.maxLagMs / 2)));
     this.timer = setInterval(() => void this.check(), every);
     this.timer.unref();
   }
