@@ -99,11 +99,17 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
   // (src/oauth/request-budgets.ts), never in one per-address bucket.
   const underApiQuota = (ctx: Koa.Context) => countedByQuota(ctx.path) && !PARAMETER_ENDPOINTS.has(ctx.path);
   app.use(
-    authenticate(deps.db, deps.now, deps.config.sessionIdleMinutes * 60_000, {
-      counts: underApiQuota,
-      windowMs: WINDOW_SECONDS * 1000,
-      limit,
-    }),
+    authenticate(
+      deps.db,
+      deps.now,
+      deps.config.sessionIdleMinutes * 60_000,
+      {
+        counts: underApiQuota,
+        windowMs: WINDOW_SECONDS * 1000,
+        limit,
+      },
+      deps.replicas,
+    ),
   );
   // The rate limit serves the rest of the chain itself: a request whose first statement finds its
   // remembered credentials changed is served again once they are read in full (http/rate-limit.ts).

@@ -20,6 +20,10 @@ export interface Config {
   embeddedPgPort: number;
   /** DB_POOL_MAX: connections per instance. */
   dbPoolMax: number;
+  /** DATABASE_REPLICA_URLS: streaming replicas (comma-separated) for the heavy person-data reads (src/db/replicas.ts); none by default. */
+  databaseReplicaUrls: string[];
+  /** DATABASE_REPLICA_MAX_LAG_MS: a replica further behind the primary than this is skipped until it catches up. */
+  databaseReplicaMaxLagMs: number;
   /** DB_CONNECT_TIMEOUT_MS: how long opening a database connection may take before the request is answered 503. */
   dbConnectTimeoutMs: number;
   /** DB_ACQUIRE_TIMEOUT_MS: how long a request may wait for a free pooled connection before it is answered 503. */
@@ -108,6 +112,15 @@ function hostList(env: NodeJS.ProcessEnv, name: string): string[] {
   return hosts;
 }
 
+/** URLs separated by commas, each checked like `optionalUrl`'s; none when unset. */
+function urlList(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string[] {
+  const parts = (env[name] ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  return parts.map((part) => optionalUrl({ [name]: part }, name, protocols)!);
+}
+
 /** TRUST_PROXY: a hop count; the flag words of earlier versions still mean 0 and 1. */
 function proxyHops(env: NodeJS.ProcessEnv): number {
   const raw = env.TRUST_PROXY;
@@ -190,6 +203,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data')),
     embeddedPgPort: integer(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+    databaseReplicaUrls: urlList(env, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
+    databaseReplicaMaxLagMs: integer(env, 'DATABASE_REPLICA_MAX_LAG_MS', 2000, 100, 3_600_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
     dbAcquireTimeoutMs: integer(env, 'DB_ACQUIRE_TIMEOUT_MS', 5000, 100, 600_000),
     dbStatementTimeoutMs,

@@ -9,10 +9,14 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded';
 import { createKnex, type DatabaseTimeouts } from './db/knex';
 import { migrateLatest } from './db/migrate';
 import { seedCatalogue } from './db/seed-catalogue';
+import { Replicas } from './db/replicas';
+import type { Logger } from 'pino';
 
 export interface OpenDatabase {
   db: Knex;
   embedded: EmbeddedDatabase | undefined;
+  /** The streaming replicas of DATABASE_REPLICA_URLS (checked, and rechecked every second), when set. */
+  replicas: Replicas | undefined;
   /** Says which database is used, without credentials, for the start-up log line. */
   description: string;
   close(): Promise<void>;
@@ -55,7 +59,7 @@ async function prepareSchema(url: string, config: Config): Promise<void> {
  * started, instead of treating it as a leftover of a killed process. `schemaReady` (the HTTP
  * processes of WEB_CONCURRENCY > 1, src/cluster.ts): the primary has migrated and seeded already.
  */
-export async function openDatabase(config: Config, options: { reuseRunning?: boolean; schemaReady?: boolean } = {}): Promise<OpenDatabase> {
+export async function openDatabase(config: Config, options: { reuseRunning?: boolean; schemaReady?: boolean; logger?: Logger } = {}): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres({
@@ -72,11 +76,23 @@ export async function openDatabase(config: Config, options: { reuseRunning?: boo
     throw error;
   }
   const db = createKnex(url, { pool: { min: 0, max: Math.max(2, config.dbPoolMax) }, timeouts: databaseTimeouts(config) });
+  const replicas =
+    config.databaseReplicaUrls.length > 0
+      ? new Replicas(db, config.databaseReplicaUrls, {
+          maxLagMs: config.databaseReplicaMaxLagMs,
+          poolMax: Math.max(2, config.dbPoolMax),
+          timeouts: databaseTimeouts(config),
+          logger: options.logger,
+        })
+      : undefined;
+  await replicas?.start(); // a replica that is down now is left out, and used once a check finds it up
   return {
     db,
     embedded,
+    replicas,
     description: embedded ? describeEmbedded(path.join(config.dataDir, 'postgres'), embedded.dir, config.embeddedPgPort) : describeUrl(url),
     async close() {
+      await replicas?.close();
       await db.destroy();
       await embedded?.stop();
     },

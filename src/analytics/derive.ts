@@ -3,7 +3,8 @@
  *
  * - A transaction-scoped advisory lock on the person serialises every derive and insight run of
  *   that person, whatever started it (the queue's workers on any instance, `npm run derive`).
- * - The person's values come from ONE query (series.ts), read in the same transaction.
+ * - The person's values come from ONE query (series.ts), read in the same transaction, or with
+ *   DATABASE_REPLICA_URLS on a replica that holds every write of the person (`loadFrom`).
  * - The week's averages and correlations replace that week's earlier set, insights are added once,
  *   and the week is recorded, in the same transaction: a run killed half-way (process, connection
  *   or an error) rolls back and leaves the previous results in place.
@@ -32,6 +33,12 @@ export interface DeriveOptions {
   /** The clock: decides the person's today and so the week. */
   now: Date;
   hooks?: DeriveHooks;
+  /**
+   * Where the person's data is loaded from: a streaming replica that holds every write of the
+   * person (src/db/replicas.ts `knexFor`, asked after the person's pending changes were read), or,
+   * by default, the derive's own transaction on the primary.
+   */
+  loadFrom?: (userId: number) => Promise<Knex>;
 }
 
 /** What one derive did. */
@@ -90,7 +97,7 @@ export async function deriveUser(db: Knex, userId: number, options: DeriveOption
     const t0 = performance.now();
     await lockPerson(trx, userId);
     const changes = await pendingChanges(trx, userId);
-    const data = await loadUserData(trx, userId, from, today);
+    const data = await loadUserData((await options.loadFrom?.(userId)) ?? trx, userId, from, today);
     const t1 = performance.now();
     const averages = computeAverages(data, date);
     const correlations = computeCorrelations(data, date);
@@ -147,14 +154,14 @@ export interface InsightRunSummary {
  * findings as a derive, without the weekly statistics. Rechecks the stored insights whose source
  * days changed (recheck.ts) and drains the value changes it saw.
  */
-export async function generateInsights(db: Knex, userId: number, options: { now: Date }): Promise<InsightRunSummary | undefined> {
+export async function generateInsights(db: Knex, userId: number, options: Pick<DeriveOptions, 'now' | 'loadFrom'>): Promise<InsightRunSummary | undefined> {
   const timezone = await timezoneOf(db, userId);
   if (timezone === undefined) return undefined;
   const today = localDate(options.now, timezone);
   return db.transaction(async (trx) => {
     await lockPerson(trx, userId);
     const changes = await pendingChanges(trx, userId);
-    const data = await loadUserData(trx, userId, addDays(today, -INSIGHT_LOOKBACK_DAYS), today);
+    const data = await loadUserData((await options.loadFrom?.(userId)) ?? trx, userId, addDays(today, -INSIGHT_LOOKBACK_DAYS), today);
     const insights = findInsights(data, today);
     const { updated, withdrawn } = await recheckInsights(trx, userId, changes);
     const added = await insertInsights(trx, userId, insights, options.now, insightSource(today));

@@ -87,7 +87,7 @@ interface Prepared {
 /** The database (started and migrated), the secret key, the demo account and, with WORKERS=1, the job workers and schedules. */
 async function prepare(config: Config, logger: Logger): Promise<Prepared> {
   await checkPortFree(config.host, config.port);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { logger });
   const secretKey = resolveSecretKey(config, logger);
 
   let demo: DemoAccount | undefined;
@@ -108,6 +108,7 @@ async function prepare(config: Config, logger: Logger): Promise<Prepared> {
       now: () => new Date(),
       concurrency: config.workerConcurrency,
       webhooks: config.webhooks,
+      replicas: database.replicas,
     });
   }
   return { database, secretKey, demo, jobs };
@@ -117,7 +118,7 @@ async function prepare(config: Config, logger: Logger): Promise<Prepared> {
 async function serve(config: Config, logger: Logger, prepared: Omit<Prepared, 'demo'>): Promise<{ server: http.Server; port: number }> {
   const { database, secretKey, jobs } = prepared;
   const now = () => new Date();
-  const { app } = await createApp({ config, db: database.db, database: poolDatabase(database.db), logger, secretKey, now, jobs });
+  const { app } = await createApp({ config, db: database.db, database: poolDatabase(database.db), replicas: database.replicas, logger, secretKey, now, jobs });
   const server = createHttpServer(app.callback(), config);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -191,7 +192,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
 
 /** WEB_CONCURRENCY > 1, an HTTP process: its own pool on the primary's database, no jobs, serves until SIGTERM. */
 async function runHttpProcess(config: Config, logger: Logger): Promise<void> {
-  const database = await openDatabase(config, { schemaReady: true });
+  const database = await openDatabase(config, { schemaReady: true, logger });
   const { server, port } = await serve(config, logger, { database, secretKey: resolveSecretKey(config, logger), jobs: undefined });
   logger.info({ port }, 'HTTP process listening');
   stopOnSignals(logger, { stopping: 'HTTP process stopping: finishing requests in flight', stopped: 'HTTP process stopped' }, async () => {

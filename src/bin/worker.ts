@@ -13,7 +13,7 @@ import { startJobs } from '../jobs/queues';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config, { reuseRunning: true });
+  const database = await openDatabase(config, { reuseRunning: true, logger });
   const connectionString = config.databaseUrl ?? database.embedded!.url;
   const jobs = await startJobs({
     connectionString,
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     now: () => new Date(),
     concurrency: config.workerConcurrency,
     webhooks: config.webhooks,
+    replicas: database.replicas,
   });
   logger.info({ database: database.description, concurrency: config.workerConcurrency }, `Daybook worker running using ${database.description}`);
 

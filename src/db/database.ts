@@ -47,11 +47,45 @@ export interface RequestDatabase extends Database {
   settle(): Promise<void>;
 }
 
-/** The pool as a Database: no guard. */
-export function poolDatabase(db: Knex): RequestDatabase {
+/** A replica's rows for a read, with its copy of the person's last-write mark. */
+export interface ReplicaAnswer<R> {
+  mark: string | null;
+  rows: R[];
+}
+
+/**
+ * A person's reads on a streaming replica (src/db/replicas.ts; docs/operating.md, "Read replicas"):
+ * a handle given one sends its `read`s there, and the person's mark statement to the primary at
+ * the same time (with the guard, when it carries one).
+ */
+export interface PersonReads {
+  /** One row whose `person_mark` is the person's last-write mark on the server it runs on. */
+  readonly mark: Sql;
+  /** Runs `statement` on the replica; undefined when the replica failed (it never rejects). */
+  read<R>(statement: Sql): Promise<ReplicaAnswer<R> | undefined>;
+  /** Does the replica's answer hold every write of the person up to the primary's mark? */
+  covers(answer: ReplicaAnswer<unknown>, primaryMark: string | null): boolean;
+}
+
+/**
+ * `statement` on the replica and the mark (behind the guard, if one is carried) on the primary, at
+ * once: one round trip. The guard decides first (the replica's rows are dropped when it stops the
+ * request); the replica's rows are used when they hold the person's writes, else the primary reads.
+ */
+async function readOnReplica<R>(db: Knex, person: PersonReads, carried: FirstStatementGuard | undefined, statement: Sql): Promise<R[]> {
+  const onReplica = person.read<R>(statement);
+  const onPrimary = await rows<{ person_mark: string | null }>(db, carried ? guardedRead(carried.ctes, person.mark) : person.mark);
+  carried?.take(onPrimary[0]);
+  const answer = await onReplica;
+  if (answer && person.covers(answer, onPrimary[0]?.person_mark ?? null)) return answer.rows;
+  return rows<R>(db, statement);
+}
+
+/** The pool as a Database: no guard; `person`: its reads go to a replica. */
+export function poolDatabase(db: Knex, person?: PersonReads): RequestDatabase {
   const ready = Promise.resolve(db);
   return {
-    read: (statement) => rows(db, statement),
+    read: (statement) => (person ? readOnReplica(db, person, undefined, statement) : rows(db, statement)),
     write: (build) => rows(db, build(undefined)),
     knex: () => ready,
     settle: async () => undefined,
@@ -69,8 +103,8 @@ function guardedRead(ctes: Sql, read: Sql): Sql {
   select guard.*, d.* from guard left join lateral (select true as guard_found, r.* from (${read}) as r) as d on guard.guard_proceed`;
 }
 
-/** A request's handle whose first statement carries `guard`. */
-export function guardedDatabase(db: Knex, guard: FirstStatementGuard): RequestDatabase {
+/** A request's handle whose first statement carries `guard`; `person`: its reads go to a replica. */
+export function guardedDatabase(db: Knex, guard: FirstStatementGuard, person?: PersonReads): RequestDatabase {
   let pending: FirstStatementGuard | undefined = guard;
   /** The guard once, for the statement about to carry it (it is taken whatever that statement answers). */
   const claim = () => {
@@ -81,6 +115,7 @@ export function guardedDatabase(db: Knex, guard: FirstStatementGuard): RequestDa
   const handle: RequestDatabase = {
     async read<R>(statement: Sql): Promise<R[]> {
       const carried = claim();
+      if (person) return readOnReplica<R>(db, person, carried, statement);
       if (!carried) return rows<R>(db, statement);
       const answer = await rows<R & { guard_found: boolean | null }>(db, guardedRead(carried.ctes, statement));
       carried.take(answer[0]);

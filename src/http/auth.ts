@@ -23,6 +23,8 @@ import { READ_SCOPES } from '../domain/apps-and-grants/scopes';
 import { hashCredential } from '../domain/identity/credentials';
 import type { OAuthClient } from '../domain/apps-and-grants/clients';
 import { authenticateApp } from './app-credentials';
+import type { Replicas } from '../db/replicas';
+import { replicaReadsOf } from './replica-reads';
 
 const REALM = 'realm="daybook"';
 
@@ -165,8 +167,11 @@ export function firstStatementCheckOf(ctx: Koa.Context): FirstStatementCheck | u
   return ctx.state.firstStatementCheck;
 }
 
-/** `sessionIdleMs`: SESSION_IDLE_MINUTES, in milliseconds (a session unused longer is refused). */
-export function authenticate(db: Knex, now: () => Date, sessionIdleMs: number, counted?: CountedRequests): Koa.Middleware {
+/**
+ * `sessionIdleMs`: SESSION_IDLE_MINUTES, in milliseconds (a session unused longer is refused);
+ * `replicas`: the heavy person-data reads' streaming replicas (http/replica-reads.ts).
+ */
+export function authenticate(db: Knex, now: () => Date, sessionIdleMs: number, counted?: CountedRequests, replicas?: Replicas): Koa.Middleware {
   // The credentials seen in the last minute, each rechecked by its request's statement.
   const recent = new RecentCredentials();
   const pool = poolDatabase(db);
@@ -174,9 +179,10 @@ export function authenticate(db: Knex, now: () => Date, sessionIdleMs: number, c
     const quota = counted?.counts(ctx) ? { windowMs: counted.windowMs, nowMs: Date.now() } : undefined;
     const use = quota && checkedByFirstStatement(ctx) ? 'defer' : 'recheck';
     const resolved = await resolve(ctx, db, now(), quota, recent, use, sessionIdleMs);
+    const person = replicaReadsOf(ctx, replicas, resolved.principal?.userId);
     if (resolved.remembered && quota && counted) {
       const recheck = new CredentialsRecheck(resolved.remembered, quota, counted.limit);
-      record(ctx, resolved, guardedDatabase(db, recheck));
+      record(ctx, resolved, guardedDatabase(db, recheck, person));
       ctx.state.firstStatementCheck = {
         recheck,
         // When the check finds the credential's rows changed: read the credentials again in full.
@@ -186,7 +192,7 @@ export function authenticate(db: Knex, now: () => Date, sessionIdleMs: number, c
         },
       };
     } else {
-      record(ctx, resolved, pool);
+      record(ctx, resolved, person ? poolDatabase(db, person) : pool);
     }
     await next();
   };

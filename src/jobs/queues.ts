@@ -27,6 +27,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { localDate } from '../domain/time';
 import { deriveUser, generateInsights } from '../analytics/derive';
+import type { Replicas } from '../db/replicas';
 import { weekDate } from '../analytics/week';
 import { sweepExpired } from '../domain/housekeeping';
 import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from './webhook-delivery';
@@ -79,6 +80,8 @@ export interface JobsOptions {
   maintenanceIntervalSeconds?: number;
   /** Webhook delivery settings (src/jobs/webhook-delivery.ts). */
   webhooks?: WebhookSettings;
+  /** The streaming replicas the derive jobs load a person's data from (src/db/replicas.ts), when set. */
+  replicas?: Replicas;
   /** Replaces the per-person work (tests). */
   run?: { derive?: (userId: number) => Promise<unknown>; insights?: (userId: number) => Promise<unknown> };
 }
@@ -199,8 +202,10 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     return queued;
   }
 
-  const runDerive = options.run?.derive ?? ((userId: number) => deriveUser(db, userId, { now: now() }));
-  const runInsights = options.run?.insights ?? ((userId: number) => generateInsights(db, userId, { now: now() }));
+  const replicas = options.replicas;
+  const loadFrom = replicas && ((userId: number) => replicas.knexFor(userId));
+  const runDerive = options.run?.derive ?? ((userId: number) => deriveUser(db, userId, { now: now(), loadFrom }));
+  const runInsights = options.run?.insights ?? ((userId: number) => generateInsights(db, userId, { now: now(), loadFrom }));
 
   const webhooks = await startWebhookJobs({
     boss,

@@ -16,6 +16,7 @@ import type { Deps } from '../../src/deps';
 import { TEMPLATE_DATABASE, databaseUrl, withAdmin, workerAdminUrl } from './clusters';
 import { assertDocumented } from './contract';
 import { startJobs, type Jobs } from '../../src/jobs/queues';
+import { Replicas } from '../../src/db/replicas';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -112,6 +113,8 @@ export interface TestApp {
 export interface StartOptions {
   /** Keep every log line (level trace) in `app.logs`, e.g. to check that no secret is logged. */
   captureLogs?: boolean;
+  /** The app's database on a streaming replica (test/support/standby.ts): set as DATABASE_REPLICA_URLS. */
+  replicaOf?: (url: string) => string;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
@@ -128,9 +131,16 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     WORKERS: '0',
     // The test receivers (webhook-receiver.ts) listen on loopback; test/security/webhook-port-scan.test.ts turns it off.
     WEBHOOK_ALLOW_PRIVATE_URLS: '1',
+    ...(options.replicaOf ? { DATABASE_REPLICA_URLS: options.replicaOf(databaseUrl(adminUrl, database)) } : {}),
     ...env,
   });
   const db = createKnex(config.databaseUrl!, { pool: { min: 0, max: 10 } });
+  // DATABASE_REPLICA_URLS (test/db/replica*.test.ts): the replicas, checked once before the app serves.
+  const replicas =
+    config.databaseReplicaUrls.length > 0
+      ? new Replicas(db, config.databaseReplicaUrls, { maxLagMs: config.databaseReplicaMaxLagMs, poolMax: 10, timeouts: {} })
+      : undefined;
+  await replicas?.start();
   let fixedNow: Date | undefined;
   const logs: string[] = [];
   const deps: Deps = {
@@ -142,6 +152,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
       : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     secretKey: TEST_SECRET_KEY,
     now: () => fixedNow ?? new Date(),
+    replicas,
   };
   const jobs = config.workers
     ? await startJobs({ connectionString: config.databaseUrl!, db, logger: deps.logger, now: deps.now, pollingIntervalSeconds: 0.5, webhooks: config.webhooks })
@@ -175,6 +186,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs?.stop(5000);
+      await replicas?.close();
       await db.destroy();
       await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
     },

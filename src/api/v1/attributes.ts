@@ -4,7 +4,7 @@
  * one attribute's list differs from version 2's values, which lists stored days only.
  */
 import type { operations } from '../../../generated/types/v1';
-import type { Deps } from '../../deps';
+import { personKnex, type Deps } from '../../deps';
 import { listAttributeRowsWithValues } from '../../domain/tracking/attributes';
 import { listDailyValues } from '../../domain/tracking/values';
 import { readOrWriteVisibility } from '../../domain/apps-and-grants/visibility';
@@ -44,7 +44,7 @@ export function attributesHandlers(deps: Deps) {
     async listUserAttributeValues(c: V1Operation<'listUserAttributeValues'>['context'], ctx: V1Operation<'listUserAttributeValues'>['ctx']): Promise<void> {
       const principal = ownData(c, ctx);
       const p = paging(c);
-      const page = await listDailyValues(deps.db, {
+      const page = await listDailyValues(await personKnex(deps, principal.userId), {
         userId: principal.userId,
         attribute: pathParam(c, 'attribute'),
         visibility: readOrWriteVisibility(principal.scopes),

@@ -1,6 +1,6 @@
 /** Handlers of the v1 `Averages` tag, on the same domain function as version 2's averages. */
 import type { operations } from '../../../generated/types/v1';
-import type { Deps } from '../../deps';
+import { personKnex, type Deps } from '../../deps';
 import { listAverages, type AverageObject } from '../../domain/derived/averages';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
@@ -20,7 +20,7 @@ export function averagesHandlers(deps: Deps) {
       const principal = ownData(c, ctx);
       const all: AverageObject[] = [];
       for (let offset = 0; ; offset += BATCH) {
-        const { results } = await listAverages(deps.db, {
+        const { results } = await listAverages(await personKnex(deps, principal.userId), {
           userId: principal.userId,
           visibility: readVisibility(principal.scopes),
           filters: { sets: 'latest-per-attribute' },
@@ -40,7 +40,7 @@ export function averagesHandlers(deps: Deps) {
     ): Promise<void> {
       const principal = ownData(c, ctx);
       const p = paging(c);
-      const { count, results } = await listAverages(deps.db, {
+      const { count, results } = await listAverages(await personKnex(deps, principal.userId), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters: {

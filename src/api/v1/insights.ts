@@ -1,7 +1,7 @@
 /** Handlers of the v1 `Insights` tag, on the same domain function as version 2's insights. */
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v1';
-import type { Deps } from '../../deps';
+import { personKnex, type Deps } from '../../deps';
 import { listInsightEntries } from '../../domain/derived/insights';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
@@ -21,7 +21,7 @@ export function insightsHandlers(deps: Deps) {
   ): Promise<void> {
     const principal = ownData(c, ctx);
     const p = paging(c);
-    const { count, results } = await listInsightEntries(deps.db, {
+    const { count, results } = await listInsightEntries(await personKnex(deps, principal.userId), {
       userId: principal.userId,
       visibility: readVisibility(principal.scopes),
       filters: { dateMin: queryDate(c, 'date_min'), dateMax: queryDate(c, 'date_max'), attribute },

@@ -1,7 +1,7 @@
 /** Handlers of the v2 `Averages` tag. */
 import { principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
-import type { Deps } from '../../deps';
+import { personKnex, type Deps } from '../../deps';
 import { listAverages } from '../../domain/derived/averages';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
@@ -16,7 +16,7 @@ export function averagesHandlers(deps: Deps) {
     async listAverages(c: V2Operation<'listAverages'>['context'], ctx: V2Operation<'listAverages'>['ctx']): Promise<void> {
       const principal = principalOf(ctx);
       const page = paging(c);
-      const { count, results } = await listAverages(deps.db, {
+      const { count, results } = await listAverages(await personKnex(deps, principal.userId), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters: {

@@ -1,7 +1,7 @@
 /** Handlers of the v2 `Insights` tag. */
 import { principalOf } from '../../http/request-state';
 import type { operations } from '../../../generated/types/v2';
-import type { Deps } from '../../deps';
+import { personKnex, type Deps } from '../../deps';
 import { listInsights } from '../../domain/derived/insights';
 import { readVisibility } from '../../domain/apps-and-grants/visibility';
 import { envelope, paging } from '../../http/paging';
@@ -17,7 +17,7 @@ export function insightsHandlers(deps: Deps) {
       const principal = principalOf(ctx);
       const page = paging(c);
       const priority = queryString(c, 'priority');
-      const { count, results } = await listInsights(deps.db, {
+      const { count, results } = await listInsights(await personKnex(deps, principal.userId), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters: {

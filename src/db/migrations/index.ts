@@ -14,6 +14,7 @@ import * as averageWeekdays from './20261123180001_average_weekdays';
 import * as webhooks from './20261124010001_webhooks';
 import * as idempotencyKeys from './20261126170001_idempotency_keys';
 import * as webhookDeliveryRetention from './20261126196001_webhook_delivery_retention';
+import * as personWrites from './20261127140001_person_writes';
 import * as webhookDeliveryStats from './20261126171001_webhook_delivery_stats';
 import * as knownAddresses from './20261126180001_known_addresses';
 import * as sessionHostCookie from './20261126181001_session_host_cookie';
@@ -47,4 +48,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261126182001_refresh_successors', ...refreshSuccessors },
   { name: '20261126193001_insight_as_of', ...insightAsOf },
   { name: '20261126196001_webhook_delivery_retention', ...webhookDeliveryRetention },
+  { name: '20261127140001_person_writes', ...personWrites },
 ];

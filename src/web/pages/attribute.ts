@@ -6,7 +6,7 @@
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import type { Deps } from '../../deps';
+import { personDatabase, type Deps } from '../../deps';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listAverages } from '../../domain/derived/averages';
@@ -56,7 +56,13 @@ function median(values: number[]): number | undefined {
 
 /** One attribute with `days` days of values up to `dateMax`, or undefined when the person has none of that name. */
 async function attributeDays(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues | undefined> {
-  const { results } = await listAttributeRowsWithValues(deps.database, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
+  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), {
+    userId,
+    visibility: EVERYTHING,
+    filters: { names: [name] },
+    dateMax,
+    days,
+  });
   return results[0];
 }
 
@@ -120,7 +126,7 @@ export function attributePageRoutes(router: Router, deps: Deps): void {
       filters: { names: [name], sets: 'latest-per-attribute' },
       page: { limit: 1, offset: 0 },
     });
-    const correlations = await listCorrelations(deps.database, {
+    const correlations = await listCorrelations(personDatabase(deps, person.id), {
       userId: person.id,
       visibility: EVERYTHING,
       filters: { attribute: name },

@@ -8,7 +8,7 @@
  */
 import type Router from '@koa/router';
 import type Koa from 'koa';
-import type { Deps } from '../../deps';
+import { personDatabase, type Deps } from '../../deps';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listInsightEntries, type InsightEntry } from '../../domain/derived/insights';
@@ -149,8 +149,15 @@ interface DayPageOptions {
 
 /** Every attribute of the person with the days the page shows, ending at `date`. */
 async function dayRows(deps: Deps, person: User, date: string): Promise<AttributeRowWithValues[]> {
-  return (await listAttributeRowsWithValues(deps.database, { userId: person.id, visibility: EVERYTHING, filters: {}, dateMax: date, days: SPARK_DAYS }))
-    .results;
+  return (
+    await listAttributeRowsWithValues(personDatabase(deps, person.id), {
+      userId: person.id,
+      visibility: EVERYTHING,
+      filters: {},
+      dateMax: date,
+      days: SPARK_DAYS,
+    })
+  ).results;
 }
 
 async function dayPage(ctx: Koa.Context, deps: Deps, session: Session, person: User, date: string, options: DayPageOptions = {}): Promise<void> {

@@ -4,7 +4,7 @@
  * found with the second attribute a day later), the correlation found, and the numbers.
  */
 import type Koa from 'koa';
-import type { Deps } from '../../deps';
+import { personDatabase, type Deps } from '../../deps';
 import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { findCorrelationCombo } from '../../domain/derived/correlations';
 import type { Session } from '../../domain/identity/sessions';
@@ -26,7 +26,13 @@ const SPANS = [30, 90, 365] as const;
 const ALIGNED = marginFor(['00000']).left;
 
 async function oneAttribute(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues> {
-  const { results } = await listAttributeRowsWithValues(deps.database, { userId, visibility: EVERYTHING, filters: { names: [name] }, dateMax, days });
+  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), {
+    userId,
+    visibility: EVERYTHING,
+    filters: { names: [name] },
+    dateMax,
+    days,
+  });
   if (!results[0]) throw notFound(`You have no attribute named ${name}.`);
   return results[0];
 }

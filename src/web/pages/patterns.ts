@@ -5,7 +5,7 @@
  * their own data.
  */
 import type Router from '@koa/router';
-import type { Deps } from '../../deps';
+import { personDatabase, type Deps } from '../../deps';
 import { VALUE_TYPES } from '../../db/catalogue-value-types';
 import { attributeLabels, listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { localDate } from '../../domain/time';
@@ -34,7 +34,7 @@ async function tagWeeks(deps: Deps, session: Session, names: string[]): Promise<
   if (names.length === 0) return [];
   const person = await personOf(deps, session);
   const today = localDate(deps.now(), person.timezone);
-  const { results } = await listAttributeRowsWithValues(deps.database, {
+  const { results } = await listAttributeRowsWithValues(personDatabase(deps, person.id), {
     userId: person.id,
     visibility: EVERYTHING,
     filters: { names },
@@ -52,7 +52,7 @@ export function patternPages(router: Router, deps: Deps): void {
       if (!session) return;
       const strong = flagOf(ctx.query.strong) === true;
       const confident = flagOf(ctx.query.confident) === true;
-      const correlations = await listCorrelations(deps.database, {
+      const correlations = await listCorrelations(personDatabase(deps, session.userId), {
         userId: session.userId,
         visibility: EVERYTHING,
         filters: { strong, confident },
