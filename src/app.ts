@@ -7,7 +7,6 @@
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
-import type Router from '@koa/router';
 import helmet from 'koa-helmet';
 import type { Deps } from './deps';
 import { requestContext } from './http/request-context';
@@ -18,6 +17,7 @@ import { metaRoutes } from './http/meta-routes';
 import { authenticate } from './http/auth';
 import { createRateLimiter, rateLimit, WINDOW_SECONDS } from './http/rate-limit';
 import { createMetrics } from './http/metrics';
+import { chainsByDocument } from './http/chain';
 import { apiFor, createBackend, type ApiName, type Backend, type HandlerMap } from './http/backends';
 import { countedByQuota } from './http/documents';
 import { noStoreForApiAnswers } from './http/cache-control';
@@ -46,15 +46,6 @@ function refuseUnknownHost(ctx: Koa.Context): void {
   throw new HttpError(400, UNKNOWN_HOST);
 }
 
-/**
- * Pages, docs, health and metrics never live under the API documents' prefixes (/api/2/, /api/1/,
- * /oauth2/): an API request skips their routers instead of being matched against every page route.
- */
-function outsideApis(routes: ReturnType<Router['routes']>): Koa.Middleware {
-  const pages = routes as unknown as Koa.Middleware; // @koa/router adds params and router to the context itself
-  return (ctx, next) => (apiFor(ctx.path) ? next() : pages(ctx, next));
-}
-
 export interface BuiltApp {
   app: Koa;
   backends: Record<ApiName, Backend>;
@@ -74,49 +65,73 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
     ? createMetrics({ token: deps.config.metricsToken, db: deps.db, logger: deps.logger, queueSizes: deps.jobs?.queueSizes })
     : undefined;
 
-  // Outside the error mapper, so that it counts the status the client gets.
-  if (metrics) app.use(metrics.observe);
-  app.use(requestContext(deps.logger, hops));
-  app.use(compressAnswers({ minBytes: deps.config.compressMinBytes }));
-  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
-  app.use(noStoreForApiAnswers());
-  app.use(async (ctx, next) => {
-    ctx.state.publicUrl = deps.config.publicUrl;
-    await next();
-  });
-  app.use(checkHost({ publicUrl: deps.config.publicUrl, allowedHosts: deps.config.allowedHosts, refuse: refuseUnknownHost }));
-  app.use(cors());
-  app.use(v1Deprecation());
-  app.use(trailingSlashRedirect());
-  app.use(refuseCrossSiteForms(deps));
-  app.use(recordRoute(backends));
-  app.use(outsideApis(meta.routes()));
-  if (metrics) app.use(outsideApis(metrics.router.routes())); // before authentication: its token is not a user's
-  app.use(outsideApis(webRoutes(deps).routes()));
   const limit = deps.config.rateLimitPerHour;
   // Counted by the API quota: API paths but the person's authorisation page (http/documents.ts) and the
   // token and revocation endpoints, which count per client, grant and failing address themselves
   // (src/oauth/request-budgets.ts), never in one per-address bucket.
   const underApiQuota = (ctx: Koa.Context) => countedByQuota(ctx.path) && !PARAMETER_ENDPOINTS.has(ctx.path);
-  app.use(
-    authenticate(
-      deps.db,
-      deps.now,
-      deps.config.sessionIdleMinutes * 60_000,
-      {
-        counts: underApiQuota,
-        windowMs: WINDOW_SECONDS * 1000,
-        limit,
-      },
-      deps.replicas,
-    ),
-  );
   // The rate limit serves the rest of the chain itself: a request whose first statement finds its
   // remembered credentials changed is served again once they are read in full (http/rate-limit.ts).
   const parseErrors = tokenRequestParseErrors();
   const serve = dispatch(backends);
   const serveApi = (ctx: Koa.Context) => parseErrors(ctx, () => serve(ctx, async () => undefined));
   const limitRequests = rateLimit(createRateLimiter(deps.db, limit), limit, serveApi);
-  app.use(async (ctx, next) => (apiFor(ctx.path) ? (underApiQuota(ctx) ? limitRequests(ctx) : serveApi(ctx)) : next()));
+
+  const publicUrl: Koa.Middleware = (ctx, next) => {
+    ctx.state.publicUrl = deps.config.publicUrl;
+    return next();
+  };
+  const first = [
+    // Outside the error mapper, so that it counts the status the client gets.
+    ...(metrics ? [metrics.observe] : []),
+    requestContext(deps.logger, hops),
+    compressAnswers({ minBytes: deps.config.compressMinBytes }),
+    helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }),
+    noStoreForApiAnswers(),
+    publicUrl,
+    checkHost({ publicUrl: deps.config.publicUrl, allowedHosts: deps.config.allowedHosts, refuse: refuseUnknownHost }),
+    cors(),
+  ];
+  const deprecation = v1Deprecation();
+  const trailingSlash = trailingSlashRedirect();
+  const crossSiteForms = refuseCrossSiteForms(deps);
+  const route = recordRoute(backends);
+  const authenticated = authenticate(
+    deps.db,
+    deps.now,
+    deps.config.sessionIdleMinutes * 60_000,
+    {
+      counts: underApiQuota,
+      windowMs: WINDOW_SECONDS * 1000,
+      limit,
+    },
+    deps.replicas,
+  );
+  const answer: Koa.Middleware = (ctx, next) => (apiFor(ctx.path) ? (underApiQuota(ctx) ? limitRequests(ctx) : serveApi(ctx)) : next());
+  // Each document's chain leaves out the layers that never act on its paths: the page, docs and
+  // metrics routers (none lives under an API prefix), the cross-site form refusal (API paths but the
+  // authorisation page are not forms), the deprecation fields (version 1 only) and the trailing-slash
+  // redirect (paths under /api/ only). Every other path walks every layer, in the same order.
+  app.use(
+    chainsByDocument(
+      {
+        v2: [...first, trailingSlash, route, authenticated, answer],
+        v1: [...first, deprecation, trailingSlash, route, authenticated, answer],
+        oauth: [...first, crossSiteForms, route, authenticated, answer],
+      },
+      [
+        ...first,
+        deprecation,
+        trailingSlash,
+        crossSiteForms,
+        route,
+        meta.routes() as unknown as Koa.Middleware, // @koa/router adds params and router to the context itself
+        ...(metrics ? [metrics.router.routes() as unknown as Koa.Middleware] : []), // before authentication: its token is not a user's
+        webRoutes(deps).routes() as unknown as Koa.Middleware,
+        authenticated,
+        answer,
+      ],
+    ),
+  );
   return { app, backends };
 }

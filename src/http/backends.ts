@@ -10,6 +10,7 @@ import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as A
 import { loadBundle, type ApiName } from './documents';
 import { unauthorizedHandler, validationFailed } from './default-answers';
 import { checkCredentialModes } from './credential-checks';
+import { compileRequestReader, type RequestReader } from './request-reader';
 
 /**
  * A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. Handlers
@@ -38,6 +39,8 @@ export interface Backend {
   queryNames: Map<string, Set<string>>;
   /** What answers each operation, and the document's answers to failed security and validation. */
   answers: Answers;
+  /** operationId -> its request reader, compiled at start-up (./request-reader.ts); absent: openapi-backend reads it. */
+  readers: Map<string, RequestReader>;
 }
 
 interface Answers {
@@ -107,7 +110,12 @@ export async function createBackend(name: ApiName, handlers: HandlerMap): Promis
     const params = (op.parameters ?? []) as Array<{ in: string; name: string }>;
     queryNames.set(op.operationId as string, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
   }
-  return { name, api, queryNames, answers };
+  const readers = new Map<string, RequestReader>();
+  for (const op of api.getOperations()) {
+    const reader = compileRequestReader(api, op);
+    if (reader) readers.set(op.operationId as string, reader);
+  }
+  return { name, api, queryNames, answers, readers };
 }
 
 export { apiFor, loadBundle, type ApiName } from './documents';

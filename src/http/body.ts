@@ -18,22 +18,45 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  */
 export const BODY_MAX_DEPTH = 32;
 
-/** Whether `value` nests deeper than `limit` (iterative, so a deep value cannot overflow the stack here). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: Array<[unknown, number]> = [[value, 0]];
-  while (pending.length > 0) {
-    const [current, depth] = pending.pop()!;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth >= limit) return true;
-    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+/** What `scan` found: nothing, a number out of range, or nesting past the limit (which stops it). */
+const FINE = 0;
+const OUT_OF_RANGE = 1;
+const TOO_DEEP = 2;
+
+/**
+ * One walk of a parsed body for both checks, allocating nothing: whether it nests deeper than
+ * `limit` (found first whatever else it holds) and whether it holds a number JSON.parse could not
+ * hold. Recursive, but never deeper than `limit`, so a deep value cannot overflow the stack here.
+ * (It was two walks that queued a pair per value and built the JSON pointer of every value, the
+ * largest item of body parsing in a 35-item write's profile.)
+ */
+function scan(value: unknown, depth: number, limit: number): number {
+  if (typeof value === 'number') return Number.isFinite(value) ? FINE : OUT_OF_RANGE;
+  if (value === null || typeof value !== 'object') return FINE;
+  if (depth >= limit) return TOO_DEEP;
+  let found = FINE;
+  if (Array.isArray(value)) {
+    for (const child of value) {
+      const result = scan(child, depth + 1, limit);
+      if (result === TOO_DEEP) return TOO_DEEP;
+      found |= result;
+    }
+    return found;
   }
-  return false;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
+    const result = scan(record[key], depth + 1, limit);
+    if (result === TOO_DEEP) return TOO_DEEP;
+    found |= result;
+  }
+  return found;
 }
 
 /**
  * The JSON pointer of the first number in `value` that JSON.parse could not hold (`1e400` parses
  * to Infinity, which would reach validation and the database as something else: it was reported
- * as "not null"), or undefined. Iterative, like nestsDeeperThan.
+ * as "not null"), or undefined. Iterative; run only on a body `scan` found such a number in.
  */
 function outOfRangeNumber(value: unknown): string | undefined {
   const pending: Array<[unknown, string]> = [[value, '']];
@@ -96,10 +119,11 @@ function parseFailure(error: unknown): HttpError {
  */
 export async function parseBody(ctx: Koa.Context, accepted: string[]): Promise<void> {
   await parseAcceptedBody(ctx, accepted);
-  if (nestsDeeperThan(ctx.request.body, BODY_MAX_DEPTH)) {
+  const found = scan(ctx.request.body, 0, BODY_MAX_DEPTH);
+  if (found === TOO_DEEP) {
     throw badRequest(`The request body nests arrays and objects more than ${BODY_MAX_DEPTH} levels deep.`);
   }
-  const pointer = outOfRangeNumber(ctx.request.body);
+  const pointer = found === OUT_OF_RANGE ? outOfRangeNumber(ctx.request.body) : undefined;
   if (pointer !== undefined) {
     const message = 'is a number out of range (beyond ±1.8e308, the largest a JSON number may be here)';
     throw badRequest(pointer ? `Invalid request body ${pointer}: ${message}.` : `The request body ${message}.`, [{ in: 'body', name: pointer, message }]);

@@ -43,6 +43,8 @@ export function compressAnswers(options: { minBytes: number }): Koa.Middleware {
   return async (ctx, next) => {
     await next();
     ctx.vary('Accept-Encoding');
+    // Most API clients (and the bench) ask for no encoding: nothing to negotiate then.
+    if (!ctx.request.headers['accept-encoding']) return;
     if (ctx.method === 'HEAD' || ctx.status === 204 || ctx.status === 304 || ctx.response.get('Content-Encoding')) return;
     if (ctx.body === null || ctx.body === undefined || !COMPRESSIBLE.test(ctx.response.type)) return;
     const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
@@ -55,7 +57,13 @@ export function compressAnswers(options: { minBytes: number }): Koa.Middleware {
       return;
     }
     const bytes = bytesOf(ctx.body);
-    if (!bytes || bytes.length < options.minBytes) return;
+    if (!bytes) return;
+    if (bytes.length < options.minBytes) {
+      // Sent as the bytes already made, so an object body is not serialised a second time by Koa
+      // (Koa keeps the Content-Type already set when the body is replaced).
+      if (!Buffer.isBuffer(ctx.body) && typeof ctx.body !== 'string') ctx.body = bytes;
+      return;
+    }
     ctx.body = encoding === 'br' ? await brotli(bytes, BROTLI) : await gzip(bytes);
     ctx.set('Content-Encoding', encoding);
   };

@@ -8,8 +8,10 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 
-/** The responses being written, per server, from `trackRequests` on. */
-const inFlight = new WeakMap<http.Server, Set<http.ServerResponse>>();
+/** The open connections, per server, from `trackRequests` on (a connection, not a request: kept-alive ones carry many). */
+const connections = new WeakMap<http.Server, Set<Socket>>();
+/** Each connection's latest response: in flight until it has finished writing. */
+const latest = new WeakMap<Socket, http.ServerResponse>();
 /** The servers being stopped: a request that still arrives on a busy connection is the last one on it. */
 const stopping = new WeakSet<http.Server>();
 
@@ -20,14 +22,21 @@ function lastOnItsConnection(response: http.ServerResponse, socket: Socket): voi
   else response.once('finish', () => socket.end());
 }
 
-/** Keeps the set of responses in flight on `server` (called once, when it is created). */
+/**
+ * Keeps the open connections of `server` and each one's latest response (called once, when it is
+ * created). Per request this is one WeakMap entry: no listener, no closure, no set to add to and
+ * remove from (the bench's profiles counted those on every response).
+ */
 export function trackRequests(server: http.Server): void {
-  const responses = new Set<http.ServerResponse>();
-  inFlight.set(server, responses);
+  const open = new Set<Socket>();
+  connections.set(server, open);
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
   server.prependListener('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (stopping.has(server)) lastOnItsConnection(response, request.socket);
-    responses.add(response);
-    response.once('close', () => responses.delete(response));
+    latest.set(request.socket, response);
   });
 }
 
@@ -39,8 +48,10 @@ export async function stopServer(server: http.Server, graceMs: number): Promise<
   stopping.add(server);
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  for (const response of inFlight.get(server) ?? []) {
-    if (response.socket) lastOnItsConnection(response, response.socket);
+  for (const socket of connections.get(server) ?? []) {
+    const response = latest.get(socket);
+    // A response still attached to its socket is in flight (Node detaches it once it is done).
+    if (response?.socket) lastOnItsConnection(response, response.socket);
   }
   const timer = setTimeout(() => server.closeAllConnections(), graceMs);
   await closed;

@@ -29,6 +29,11 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** `proxyHops`: TRUST_PROXY, for the client's address (computed here, once, for every later step). */
 export function requestContext(logger: Logger, proxyHops: number): Koa.Middleware {
+  // The request line holds only the fields below, none of them a credential, so it is written
+  // without the logger's redaction (src/logger.ts): its paths (`*.token`, `*.password`…) matched
+  // nothing here, yet the redaction copied every line to look (about 40 us a line in a
+  // micro-benchmark, the line's largest cost). A failure's line, which carries the error, keeps it.
+  const lines = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const address = computeClientAddress(ctx, proxyHops);
@@ -67,9 +72,9 @@ export function requestContext(logger: Logger, proxyHops: number): Koa.Middlewar
       if (failure && !(failure instanceof HttpError) && ctx.status >= 500) {
         logger.error({ ...line, err: failure }, 'request failed');
       } else if (ctx.state.quietLog) {
-        logger.debug(line, 'request'); // routine and frequent (metrics scrapes)
+        lines.debug(line, 'request'); // routine and frequent (metrics scrapes)
       } else {
-        logger.info(line, 'request');
+        lines.info(line, 'request');
       }
     }
   };

@@ -41,23 +41,43 @@ function matchOperation(backend: Backend, method: string, pathname: string): Ope
 function parameterProblems(ctx: Koa.Context, operation: Operation, declared: Set<string>): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const message = 'must not contain the NUL character (U+0000)';
-  const template = operation.path.split('/');
-  ctx.path.split('/').forEach((segment, index) => {
-    const param = /^\{(.+)\}$/.exec(template[index] ?? '');
-    if (!param) return;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      problems.push({ in: 'path', name: param[1], message: 'is not valid percent-encoded UTF-8' });
-      return;
-    }
-    if (decoded.includes('\u0000')) problems.push({ in: 'path', name: param[1], message });
-  });
+  const params = pathParamsOf(operation);
+  if (params.size > 0) pathProblems(ctx.path, params, problems, message);
   for (const [name, value] of Object.entries(ctx.query)) {
     if (declared.has(name) && [value ?? ''].flat().some((v) => v.includes('\u0000'))) problems.push({ in: 'query', name, message });
   }
   return problems;
+}
+
+/** Each operation's path parameters by the index of their segment, found once (the path template never changes). */
+const pathParamsByOperation = new WeakMap<Operation, Map<number, string>>();
+
+function pathParamsOf(operation: Operation): Map<number, string> {
+  let params = pathParamsByOperation.get(operation);
+  if (!params) {
+    params = new Map();
+    operation.path.split('/').forEach((segment, index) => {
+      const param = /^\{(.+)\}$/.exec(segment);
+      if (param) params!.set(index, param[1]);
+    });
+    pathParamsByOperation.set(operation, params);
+  }
+  return params;
+}
+
+function pathProblems(path: string, params: Map<number, string>, problems: FieldProblem[], message: string): void {
+  path.split('/').forEach((segment, index) => {
+    const name = params.get(index);
+    if (name === undefined) return;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      problems.push({ in: 'path', name, message: 'is not valid percent-encoded UTF-8' });
+      return;
+    }
+    if (decoded.includes('\u0000')) problems.push({ in: 'path', name, message });
+  });
 }
 
 /** The route label of a request that matched no API operation and no page. */
@@ -166,6 +186,13 @@ async function serve(backend: Backend, operation: Operation, req: ApiRequest, ct
     return answers.unauthorized(c, ctx);
   }
   c.security = { authorized: true };
+  const operationId = operation.operationId as string;
+  const read = backend.readers.get(operationId)?.(req);
+  if (read) {
+    c.validation = read.validation;
+    c.request = read.request;
+    return answers.operations[operationId](c, ctx);
+  }
   c.validation = api.validator.validateRequest(req, operation);
   if (c.validation.errors) {
     c.request = api.router.parseRequest(req, operation);
