@@ -1,0 +1,111 @@
+/**
+ * `npm run bench:import`: how fast and how small an Apple Health import is (issue 33, item 7).
+ *
+ * 1. Generates an export of at least 2 million records (apple-export.ts: several sources, two
+ *    units, offsets changing at daylight saving) as export.xml and as export.zip, in a folder under
+ *    the OS temp dir (kept between runs for the same record count; --fresh makes it again).
+ * 2. Reads each through `openAppleHealth` in a child process of its own, so that the peak RSS
+ *    measured (the kernel's maxrss of that process) is the import's alone: records per second
+ *    parsed and aggregated into day values, and the peak RSS.
+ * 3. Estimates the wait for a typical 5-year export from the measured rate.
+ *
+ * Options: --records N (2000000), --dir D, --fresh.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openAppleHealth } from '../../src/domain/imports/apple-health';
+import { writeAppleExport } from './apple-export';
+
+interface ReadFigures {
+  file: string;
+  fileMB: number;
+  records: number;
+  values: number;
+  columns: number;
+  seconds: number;
+  recordsPerSecond: number;
+  peakRssMB: number;
+}
+
+/** A typical 5-year export of someone with a watch (docs/apple-health.md, "Speed"): records. */
+const TYPICAL_FIVE_YEARS = 5_000_000;
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+
+/** The child: reads one file and prints its figures as JSON. */
+async function readOne(file: string): Promise<void> {
+  const started = process.hrtime.bigint();
+  const reader = await openAppleHealth(file);
+  let values = 0;
+  for await (const _ of reader.values()) values += 1;
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const records = Number(arg('records', '0'));
+  const figures: ReadFigures = {
+    file: path.basename(file),
+    fileMB: statSync(file).size / 2 ** 20,
+    records,
+    values,
+    columns: reader.columns.length,
+    seconds,
+    recordsPerSecond: records / seconds,
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
+  };
+  process.stdout.write(JSON.stringify(figures) + '\n');
+}
+
+async function main(): Promise<void> {
+  const records = Number(arg('records', '2000000'));
+  const dir = arg('dir', path.join(os.tmpdir(), 'daybook-bench-import'));
+  const marker = path.join(dir, 'records.json');
+  if (process.argv.includes('--fresh')) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const xml = path.join(dir, 'export.xml');
+  const zip = path.join(dir, 'export.zip');
+  let written = records;
+  const have = existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { asked: number; written: number }) : undefined;
+  if (have?.asked === records && existsSync(xml) && existsSync(zip)) written = have.written;
+  else {
+    for (const file of [xml, zip]) {
+      const t = Date.now();
+      let lastTenth = -1;
+      await writeAppleExport(file, { records }, (n) => {
+        written = n;
+        const tenth = Math.floor((n / records) * 10);
+        if (tenth !== lastTenth) process.stdout.write(`  generating ${path.basename(file)}: ${n.toLocaleString('en')} records\n`);
+        lastTenth = tenth;
+      });
+      process.stdout.write(`generated ${file} (${(statSync(file).size / 2 ** 20).toFixed(0)} MB) in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+    }
+    writeFileSync(marker, JSON.stringify({ asked: records, written }));
+  }
+
+  const figures: ReadFigures[] = [];
+  for (const file of [xml, zip]) {
+    const out = execFileSync(process.execPath, [__filename, '--child', file, '--records', String(written)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    figures.push(JSON.parse(out.trim().split('\n').pop() as string) as ReadFigures);
+  }
+  const lines = [
+    `Apple Health import: ${written.toLocaleString('en')} records, ${os.cpus().length} cores (shared: other work was running)`,
+    '',
+    '| file | size | read + aggregate | records/s | day values | columns | peak RSS |',
+    '|---|---|---|---|---|---|---|',
+    ...figures.map(
+      (f) =>
+        `| ${f.file} | ${f.fileMB.toFixed(0)} MB | ${f.seconds.toFixed(1)} s | ${Math.round(f.recordsPerSecond).toLocaleString('en')} | ${f.values.toLocaleString('en')} | ${f.columns} | ${f.peakRssMB.toFixed(0)} MB |`,
+    ),
+    '',
+    `A typical 5-year export (~${TYPICAL_FIVE_YEARS.toLocaleString('en')} records) at the zip's rate: about ${Math.ceil(TYPICAL_FIVE_YEARS / figures[1].recordsPerSecond)} s of reading.`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+const childFile = process.argv.indexOf('--child');
+(childFile > 0 ? readOne(process.argv[childFile + 1]) : main()).catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});
