@@ -25,7 +25,10 @@ interface ReadFigures {
   values: number;
   columns: number;
   seconds: number;
+  /** CPU time of the process (user + system): on a busy machine, what the work cost. */
+  cpuSeconds: number;
   recordsPerSecond: number;
+  recordsPerCpuSecond: number;
   peakRssMB: number;
 }
 
@@ -44,6 +47,8 @@ async function readOne(file: string): Promise<void> {
   let values = 0;
   for await (const _ of reader.values()) values += 1;
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage();
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const records = Number(arg('records', '0'));
   const figures: ReadFigures = {
     file: path.basename(file),
@@ -52,7 +57,9 @@ async function readOne(file: string): Promise<void> {
     values,
     columns: reader.columns.length,
     seconds,
+    cpuSeconds,
     recordsPerSecond: records / seconds,
+    recordsPerCpuSecond: records / cpuSeconds,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
   };
   process.stdout.write(JSON.stringify(figures) + '\n');

@@ -14,7 +14,7 @@ import { ImportFault } from '../types';
 /** Receives each piece of text, with the file's bytes read so far and its size. */
 export type TextSink = (text: string, bytes: number, totalBytes: number) => void;
 
-const CHUNK = 256 * 1024;
+const CHUNK = 64 * 1024;
 
 /** export.xml, at the top of the zip or in its apple_health_export/ folder (not export_cda.xml). */
 const EXPORT_ENTRY = /(^|\/)export\.xml$/;

@@ -38,6 +38,25 @@ interface OpenWorkout {
 
 type Attributes = Record<string, string>;
 
+/**
+ * Source names, each kept once as a string of its own. An attribute's text from the parser can be
+ * a slice of the whole chunk it came from (V8 keeps the chunk alive for it), so a name kept as a
+ * map key for every day would pin a chunk per day: memory would grow with the file.
+ */
+class SourceNames {
+  private readonly names = new Map<string, string>();
+
+  of(text: string | undefined): string {
+    if (text === undefined) return '';
+    let name = this.names.get(text);
+    if (name === undefined) {
+      name = Buffer.from(text, 'utf8').toString('utf8');
+      this.names.set(name, name);
+    }
+    return name;
+  }
+}
+
 export class ExportReader {
   /** Record and Workout elements seen. */
   records = 0;
@@ -49,6 +68,7 @@ export class ExportReader {
   private readonly sleep = new SleepNights();
   private readonly workouts = new DailyWorkouts();
   private workout: OpenWorkout | undefined;
+  private readonly sources = new SourceNames();
 
   constructor() {
     this.parser.on('opentag', (tag) => this.onOpen(tag));
@@ -84,7 +104,7 @@ export class ExportReader {
     } catch (e) {
       if (e instanceof ImportFault) throw e;
       const why = (e as Error).message.replace(/^\d+:\d+: /, '');
-      if (!this.rootSeen) throw new ImportFault(this.where(), `This file is not an Apple Health export: it is not XML (${why}).`);
+      if (!this.rootSeen) throw new ImportFault('the file', `This file is not an Apple Health export: it is not XML (${why}).`);
       throw new ImportFault(this.where(), `The XML is broken or cut short here: ${why}`);
     }
   }
@@ -127,23 +147,24 @@ export class ExportReader {
       if (convert === undefined) this.fault(`${type} in the unit "${a.unit}", which Daybook does not know.`);
       const value = convert(this.number(a.value, 'value'));
       const start = this.time(a.startDate, 'startDate');
+      const source = this.sources.of(a.sourceName);
       for (const { column, rule } of mapping.targets) {
         let acc = this.quantities.get(column);
         if (acc === undefined) this.quantities.set(column, (acc = accumulatorFor(rule)));
-        acc.add(start.date, a.sourceName ?? '', value, start.epochMs);
+        acc.add(start.date, source, value, start.epochMs);
       }
       return;
     }
     switch (type) {
       case SLEEP_TYPE: {
         const kind = SLEEP_VALUES.get(a.value);
-        if (kind !== undefined) this.sleep.add(kind, this.time(a.startDate, 'startDate'), this.time(a.endDate, 'endDate'), a.sourceName ?? '');
+        if (kind !== undefined) this.sleep.add(kind, this.time(a.startDate, 'startDate'), this.time(a.endDate, 'endDate'), this.sources.of(a.sourceName));
         return;
       }
       case MINDFUL_TYPE: {
         const start = this.time(a.startDate, 'startDate');
         const end = this.time(a.endDate, 'endDate');
-        this.mindful.add(start.date, a.sourceName ?? '', Math.max(0, end.epochMs - start.epochMs) / 60_000);
+        this.mindful.add(start.date, this.sources.of(a.sourceName), Math.max(0, end.epochMs - start.epochMs) / 60_000);
         return;
       }
       case MENSTRUAL_FLOW_TYPE: {
@@ -162,7 +183,7 @@ export class ExportReader {
     const end = this.time(a.endDate, 'endDate');
     const minutes = a.duration !== undefined ? this.convert('minutes', a.duration, a.durationUnit ?? 'min', 'duration') : (end.epochMs - start.epochMs) / 60_000;
     const km = a.totalDistance !== undefined ? this.convert('km', a.totalDistance, a.totalDistanceUnit ?? 'km', 'totalDistance') : undefined;
-    this.workout = { date: start.date, source: a.sourceName ?? '', startMs: start.epochMs, endMs: end.epochMs, minutes, km, statisticsKm: 0 };
+    this.workout = { date: start.date, source: this.sources.of(a.sourceName), startMs: start.epochMs, endMs: end.epochMs, minutes, km, statisticsKm: 0 };
   }
 
   private onWorkoutStatistics(a: Attributes): void {
