@@ -163,13 +163,28 @@ function* dayRecords(midnight: number, day: number, heartRates: number, rand: ()
   for (let i = 0; i < 6; i++) yield rec('DietaryWater', 'WaterMinder', 480 + i * 90, 480 + i * 90, 'fl_oz_us', 8);
   for (const meal of [480, 750, 1140]) {
     yield rec('DietaryEnergyConsumed', 'MyFitnessPal', meal, meal, 'kcal', num(300, 900, 1));
-    for (const [type, unit] of [['Carbohydrates', 'g'], ['FatTotal', 'g'], ['Protein', 'g'], ['Fiber', 'g'], ['Sugar', 'g'], ['Sodium', 'mg'], ['Cholesterol', 'mg'], ['Caffeine', 'mg']]) {
+    for (const [type, unit] of [
+      ['Carbohydrates', 'g'],
+      ['FatTotal', 'g'],
+      ['Protein', 'g'],
+      ['Fiber', 'g'],
+      ['Sugar', 'g'],
+      ['Sodium', 'mg'],
+      ['Cholesterol', 'mg'],
+      ['Caffeine', 'mg'],
+    ]) {
       yield rec(`Dietary${type}`, 'MyFitnessPal', meal, meal, unit, num(1, 80, 1));
     }
   }
   yield recordXml({ type: 'HKCategoryTypeIdentifierMindfulSession', sourceName: WATCH, startDate: at(1260), endDate: at(1270) });
   if (day % 28 < 5) {
-    const flow = ['HKCategoryValueMenstrualFlowHeavy', 'HKCategoryValueMenstrualFlowMedium', 'HKCategoryValueMenstrualFlowLight', 'HKCategoryValueMenstrualFlowLight', 'HKCategoryValueMenstrualFlowUnspecified'][day % 28];
+    const flow = [
+      'HKCategoryValueMenstrualFlowHeavy',
+      'HKCategoryValueMenstrualFlowMedium',
+      'HKCategoryValueMenstrualFlowLight',
+      'HKCategoryValueMenstrualFlowLight',
+      'HKCategoryValueMenstrualFlowUnspecified',
+    ][day % 28];
     yield recordXml({ type: 'HKCategoryTypeIdentifierMenstrualFlow', sourceName: PHONE, startDate: at(420), endDate: at(420), value: flow });
   }
   yield* night(at, int);
@@ -184,7 +199,13 @@ function* night(at: (min: number) => string, int: (lo: number, hi: number) => nu
   let m = -50 + int(0, 10);
   for (let i = 0; m < 410; i++) {
     const length = int(15, 35);
-    yield recordXml({ type: sleep, sourceName: WATCH, value: `HKCategoryValueSleepAnalysis${stages[i % stages.length]}`, startDate: at(m), endDate: at(Math.min(410, m + length)) });
+    yield recordXml({
+      type: sleep,
+      sourceName: WATCH,
+      value: `HKCategoryValueSleepAnalysis${stages[i % stages.length]}`,
+      startDate: at(m),
+      endDate: at(Math.min(410, m + length)),
+    });
     m += length;
   }
 }
@@ -194,7 +215,9 @@ function* workout(at: (min: number) => string, int: (lo: number, hi: number) => 
   const minutes = int(25, 60);
   const km = (minutes / 6).toFixed(3);
   const run = { workoutActivityType: 'HKWorkoutActivityTypeRunning', duration: minutes, durationUnit: 'min', startDate: at(450), endDate: at(450 + minutes) };
-  yield workoutXml({ ...run, sourceName: WATCH }, [{ type: `${HK}DistanceWalkingRunning`, startDate: run.startDate, endDate: run.endDate, sum: km, unit: 'km' }]);
+  yield workoutXml({ ...run, sourceName: WATCH }, [
+    { type: `${HK}DistanceWalkingRunning`, startDate: run.startDate, endDate: run.endDate, sum: km, unit: 'km' },
+  ]);
   yield workoutXml({ ...run, sourceName: 'Strava', totalDistance: (Number(km) / 1.609344).toFixed(3), totalDistanceUnit: 'mi' });
 }
 

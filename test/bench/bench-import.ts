@@ -7,9 +7,11 @@
  * 2. Reads each through `openAppleHealth` in a child process of its own, so that the peak RSS
  *    measured (the kernel's maxrss of that process) is the import's alone: records per second
  *    parsed and aggregated into day values, and the peak RSS.
- * 3. Estimates the wait for a typical 5-year export from the measured rate.
+ * 3. Imports export.zip end to end (bench-import-apply.ts: read, check, apply in batches through
+ *    the import engine into a fresh person on an embedded PostgreSQL), in a child process too.
+ * 4. Estimates the wait for a typical 5-year export from the measured rate.
  *
- * Options: --records N (2000000), --dir D, --fresh.
+ * Options: --records N (2000000), --dir D, --fresh, --no-apply.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openAppleHealth } from '../../src/domain/imports/apple-health';
 import { writeAppleExport } from './apple-export';
+import { applyOne, type ApplyFigures } from './bench-import-apply';
 
 interface ReadFigures {
   file: string;
@@ -91,28 +94,49 @@ async function main(): Promise<void> {
     writeFileSync(marker, JSON.stringify({ asked: records, written }));
   }
 
-  const figures: ReadFigures[] = [];
-  for (const file of [xml, zip]) {
-    const out = execFileSync(process.execPath, [__filename, '--child', file, '--records', String(written)], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    figures.push(JSON.parse(out.trim().split('\n').pop() as string) as ReadFigures);
-  }
+  const child = <T>(mode: string, file: string): T => {
+    const out = execFileSync(process.execPath, [__filename, mode, file, '--records', String(written)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    return JSON.parse(out.trim().split('\n').pop() as string) as T;
+  };
+  const figures = [xml, zip].map((file) => child<ReadFigures>('--child', file));
+  const apply = process.argv.includes('--no-apply') ? undefined : child<ApplyFigures>('--apply', zip);
   const lines = [
     `Apple Health import: ${written.toLocaleString('en')} records, ${os.cpus().length} cores (shared: other work was running)`,
     '',
-    '| file | size | read + aggregate | records/s | day values | columns | peak RSS |',
-    '|---|---|---|---|---|---|---|',
+    '| file | size | read + aggregate | CPU | records/s | records per CPU s | day values | columns | peak RSS |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...figures.map(
       (f) =>
-        `| ${f.file} | ${f.fileMB.toFixed(0)} MB | ${f.seconds.toFixed(1)} s | ${Math.round(f.recordsPerSecond).toLocaleString('en')} | ${f.values.toLocaleString('en')} | ${f.columns} | ${f.peakRssMB.toFixed(0)} MB |`,
+        `| ${f.file} | ${f.fileMB.toFixed(0)} MB | ${f.seconds.toFixed(1)} s | ${f.cpuSeconds.toFixed(1)} s | ${rate(f.recordsPerSecond)} | ${rate(f.recordsPerCpuSecond)} | ${f.values.toLocaleString('en')} | ${f.columns} | ${f.peakRssMB.toFixed(0)} MB |`,
     ),
-    '',
-    `A typical 5-year export (~${TYPICAL_FIVE_YEARS.toLocaleString('en')} records) at the zip's rate: about ${Math.ceil(TYPICAL_FIVE_YEARS / figures[1].recordsPerSecond)} s of reading.`,
   ];
+  if (apply !== undefined) {
+    lines.push(
+      '',
+      'End to end (export.zip read, checked and applied through runImport into a fresh person):',
+      '',
+      '| read + aggregate | check + apply | total | CPU (this process) | records/s | days added | batches | peak RSS |',
+      '|---|---|---|---|---|---|---|---|',
+      `| ${apply.readSeconds.toFixed(1)} s | ${apply.applySeconds.toFixed(1)} s | ${apply.seconds.toFixed(1)} s | ${apply.cpuSeconds.toFixed(1)} s | ${rate(apply.recordsPerSecond)} | ${apply.added.toLocaleString('en')} | ${apply.batches} | ${apply.peakRssMB.toFixed(0)} MB |`,
+    );
+  }
+  const endToEnd = apply?.recordsPerSecond ?? figures[1].recordsPerSecond;
+  lines.push(
+    '',
+    `A typical 5-year export (~${TYPICAL_FIVE_YEARS.toLocaleString('en')} records) at the zip's ${apply ? 'end-to-end ' : ''}rate: about ${Math.ceil(TYPICAL_FIVE_YEARS / endToEnd)} s.`,
+  );
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+const rate = (n: number): string => Math.round(n).toLocaleString('en');
+
+async function applyChild(file: string): Promise<void> {
+  process.stdout.write(JSON.stringify(await applyOne(file, Number(arg('records', '0')))) + '\n');
+}
+
 const childFile = process.argv.indexOf('--child');
-(childFile > 0 ? readOne(process.argv[childFile + 1]) : main()).catch((e: unknown) => {
+const applyFile = process.argv.indexOf('--apply');
+(childFile > 0 ? readOne(process.argv[childFile + 1]) : applyFile > 0 ? applyChild(process.argv[applyFile + 1]) : main()).catch((e: unknown) => {
   console.error(e);
   process.exitCode = 1;
 });

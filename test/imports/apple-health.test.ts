@@ -32,11 +32,26 @@ describe('several sources for one quantity', () => {
   });
 
   it('a run the watch and a running app both recorded is one workout', async () => {
-    const run = { workoutActivityType: 'HKWorkoutActivityTypeRunning', duration: 30, durationUnit: 'min', startDate: '2024-05-03 07:00:00 +0100', endDate: '2024-05-03 07:30:00 +0100' };
+    const run = {
+      workoutActivityType: 'HKWorkoutActivityTypeRunning',
+      duration: 30,
+      durationUnit: 'min',
+      startDate: '2024-05-03 07:00:00 +0100',
+      endDate: '2024-05-03 07:30:00 +0100',
+    };
     const file = files.xml([
-      workoutXml({ ...run, sourceName: WATCH }, [{ type: 'HKQuantityTypeIdentifierDistanceWalkingRunning', startDate: run.startDate, endDate: run.endDate, sum: 5, unit: 'km' }]),
+      workoutXml({ ...run, sourceName: WATCH }, [
+        { type: 'HKQuantityTypeIdentifierDistanceWalkingRunning', startDate: run.startDate, endDate: run.endDate, sum: 5, unit: 'km' },
+      ]),
       workoutXml({ ...run, duration: 31, startDate: '2024-05-03 07:01:00 +0100', sourceName: 'Strava', totalDistance: 3.2, totalDistanceUnit: 'mi' }),
-      workoutXml({ workoutActivityType: 'HKWorkoutActivityTypeYoga', duration: 0.5, durationUnit: 'hr', sourceName: WATCH, startDate: '2024-05-03 18:00:00 +0100', endDate: '2024-05-03 18:30:00 +0100' }),
+      workoutXml({
+        workoutActivityType: 'HKWorkoutActivityTypeYoga',
+        duration: 0.5,
+        durationUnit: 'hr',
+        sourceName: WATCH,
+        startDate: '2024-05-03 18:00:00 +0100',
+        endDate: '2024-05-03 18:30:00 +0100',
+      }),
     ]);
     const { byDay } = await readAll(file);
     expect(valueOf(byDay, 'workouts', '2024-05-03')).toBe(2);
@@ -145,7 +160,14 @@ describe('samples, readings and categories', () => {
       category('MindfulSession', WATCH, '2024-05-05 07:00:00 +0100', '2024-05-05 07:10:00 +0100'),
       category('MindfulSession', WATCH, '2024-05-05 22:00:00 +0100', '2024-05-05 22:05:00 +0100'),
       // Types Daybook has no template for are read past.
-      recordXml({ type: 'HKQuantityTypeIdentifierBasalEnergyBurned', sourceName: WATCH, unit: 'kcal', value: 1500, startDate: '2024-05-05 00:00:00 +0100', endDate: '2024-05-05 23:00:00 +0100' }),
+      recordXml({
+        type: 'HKQuantityTypeIdentifierBasalEnergyBurned',
+        sourceName: WATCH,
+        unit: 'kcal',
+        value: 1500,
+        startDate: '2024-05-05 00:00:00 +0100',
+        endDate: '2024-05-05 23:00:00 +0100',
+      }),
     ]);
     const { byDay, reader } = await readAll(file);
     const day = (key: string): unknown => valueOf(byDay, key, '2024-05-05');

@@ -43,7 +43,10 @@ async function streamFromZip(path: string, size: number, sink: TextSink): Promis
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
   } catch (e) {
-    throw new ImportFault('the zip', `The zip is truncated or damaged (${(e as Error).message}); make the export on the phone again and upload the whole file.`);
+    throw new ImportFault(
+      'the zip',
+      `The zip is truncated or damaged (${(e as Error).message}); make the export on the phone again and upload the whole file.`,
+    );
   }
   try {
     const entry = await findEntry(zip);
@@ -99,17 +102,17 @@ async function pump(stream: Readable, toFileBytes: (n: number) => number, size: 
   if (rest.length > 0) sink(rest, size, size);
 
   async function readAll(): Promise<void> {
-  for (;;) {
-    let next: IteratorResult<Buffer>;
-    try {
-      next = await chunks.next();
-    } catch (e) {
-      // Only the stream's own errors (a damaged deflate stream, a short file) are the file's fault.
-      throw new ImportFault(`${what}, byte ${read.toLocaleString('en')}`, `The file is damaged or cut short (${(e as Error).message}).`);
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await chunks.next();
+      } catch (e) {
+        // Only the stream's own errors (a damaged deflate stream, a short file) are the file's fault.
+        throw new ImportFault(`${what}, byte ${read.toLocaleString('en')}`, `The file is damaged or cut short (${(e as Error).message}).`);
+      }
+      if (next.done === true) break;
+      read += next.value.length;
+      sink(decoder.write(next.value), toFileBytes(read), size);
     }
-    if (next.done === true) break;
-    read += next.value.length;
-    sink(decoder.write(next.value), toFileBytes(read), size);
-  }
   }
 }

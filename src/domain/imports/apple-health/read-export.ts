@@ -181,7 +181,8 @@ export class ExportReader {
   private openWorkout(a: Attributes): void {
     const start = this.time(a.startDate, 'startDate');
     const end = this.time(a.endDate, 'endDate');
-    const minutes = a.duration !== undefined ? this.convert('minutes', a.duration, a.durationUnit ?? 'min', 'duration') : (end.epochMs - start.epochMs) / 60_000;
+    const minutes =
+      a.duration !== undefined ? this.convert('minutes', a.duration, a.durationUnit ?? 'min', 'duration') : (end.epochMs - start.epochMs) / 60_000;
     const km = a.totalDistance !== undefined ? this.convert('km', a.totalDistance, a.totalDistanceUnit ?? 'km', 'totalDistance') : undefined;
     this.workout = { date: start.date, source: this.sources.of(a.sourceName), startMs: start.epochMs, endMs: end.epochMs, minutes, km, statisticsKm: 0 };
   }
