@@ -180,14 +180,14 @@ export async function setImportOptions(
  * again after a fault or a stop); undefined when there is none.
  */
 export async function findUnfinishedImport(db: Knex, userId: number, filePath: string, options: ImportOptions): Promise<ImportRecord | undefined> {
-  const rows = await db('imports')
+  // jsonb equality compares structure, not key order (jsonb keeps keys in its own order).
+  const row = await db('imports')
     .where({ user_id: userId, file_path: filePath })
     .whereIn('state', ['queued', 'running', 'stopped'])
+    .whereRaw('options = ?::jsonb', [JSON.stringify(options)])
     .orderBy('id', 'desc')
-    .select<ImportRow[]>('*');
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  const found = rows.map(recordOf).find((record) => record.options !== null && !record.options.dryRun && same(record.options, options));
-  return found;
+    .first<ImportRow | undefined>('*');
+  return row && !options.dryRun ? recordOf(row) : undefined;
 }
 
 /** Marks an import as given up (the file is gone, an attribute it needed was deleted). */
