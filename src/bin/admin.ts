@@ -37,7 +37,7 @@ import { StartRefused } from '../db/folder-lock';
 import { createEndpoint, endpointView, findEndpoint, listEndpoints } from '../domain/webhooks/endpoints';
 import { deliveryView, latestDeliveries } from '../domain/webhooks/deliveries';
 import { queueTestEvent } from '../domain/webhooks/test-event';
-import { importCommand } from './admin-import';
+import { importCommand } from '../jobs/import-command';
 
 class UsageError extends Error {}
 

@@ -21,21 +21,23 @@ import { checkpoint, endRun, findImportById, markRunning, noteDryRunBatch, type 
 import { MappingProblem, resolveMapping, type ResolvedColumn } from './resolve';
 import { ImportFault, type FileValue, type ImportCounts, type ImportReader, type ImportReport, type ProgressListener, type ReadProgress } from './types';
 
+/** The import's row (imports-table.ts), for the page's job and the CLI. */
 export {
   createImport,
   findImport,
+  /** @public used by the import job (src/jobs/) */
   findImportById,
   findUnfinishedImport,
-  failImport,
+  /** @public used by the import page (src/web/) */
   forgetImportFile,
+  /** @public used by the import job (src/jobs/) */
   hasAppliedBatches,
+  /** @public thrown by setImportOptions */
   ImportOptionsFixed,
-  listImports,
+  /** @public used by the import job (src/jobs/) */
   setImportOptions,
-  DEFAULT_BATCH_SIZE,
+  /** @public */
   type ImportRecord,
-  type ImportState,
-  type NewImport,
 } from './imports-table';
 
 /** What the caller lends a run. */

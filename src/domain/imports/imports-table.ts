@@ -81,7 +81,7 @@ function recordOf(row: ImportRow): ImportRecord {
 }
 
 /** Values per batch unless the caller says otherwise (docs/imports.md, "Batches"). */
-export const DEFAULT_BATCH_SIZE = 1000;
+const DEFAULT_BATCH_SIZE = 1000;
 
 export interface NewImport {
   userId: number;
@@ -125,12 +125,6 @@ export async function findImportById(db: Knex, importId: number): Promise<Import
   return row ? recordOf(row) : undefined;
 }
 
-/** The person's imports, newest first. */
-export async function listImports(db: Knex, userId: number, limit = 20): Promise<ImportRecord[]> {
-  const rows = await db('imports').where({ user_id: userId }).orderBy('id', 'desc').limit(limit).select<ImportRow[]>('*');
-  return rows.map(recordOf);
-}
-
 /** A real run has applied batches: its options are fixed, and running it again continues it. */
 export function hasAppliedBatches(record: Pick<ImportRecord, 'options' | 'batches'>): boolean {
   return record.options !== null && !record.options.dryRun && record.batches > 0;
@@ -143,6 +137,7 @@ export class ImportOptionsFixed extends Error {}
  * Sets what the next run does (a dry run first, then the real one with the same mapping) and
  * queues it: batches and report start afresh. Refused once a real run has applied batches: that
  * run is continued, never restarted with other options (docs/imports.md).
+ * @public used by the import job (src/jobs/)
  */
 export async function setImportOptions(
   db: Knex,
@@ -190,12 +185,7 @@ export async function findUnfinishedImport(db: Knex, userId: number, filePath: s
   return row && !options.dryRun ? recordOf(row) : undefined;
 }
 
-/** Marks an import as given up (the file is gone, an attribute it needed was deleted). */
-export async function failImport(db: Knex, importId: number, error: string, now: Date): Promise<void> {
-  await db('imports').where({ id: importId }).update({ state: 'failed', error, updated_at: now, finished_at: now });
-}
-
-/** Forgets where the uploaded file was (the page removed it). */
+/** Forgets where the uploaded file was (the page removed it). @public used by the import page */
 export async function forgetImportFile(db: Knex, importId: number, now: Date): Promise<void> {
   await db('imports').where({ id: importId }).update({ file_path: null, updated_at: now });
 }

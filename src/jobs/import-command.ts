@@ -4,7 +4,8 @@
  * Daybook export describes, or the proposal for other files (existing attributes by name or label,
  * templates, else new custom attributes). A progress bar on stderr; the report as JSON on stdout.
  * Run again after a fault or a stop, it continues the unfinished run of the same file and options.
- * A real run that changed days queues the person's derive on the job queue.
+ * A real run that changed days queues the person's derive on the job queue. (Here beside the
+ * queues rather than in src/bin/, whose files are entry points nobody imports.)
  */
 import path from 'node:path';
 import { stat } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { OpenDatabase } from '../database';
-import { startJobs } from '../jobs/queues';
+import { startJobs } from './queues';
 import { createImport, findUnfinishedImport, runImport, trackProgress } from '../domain/imports/engine';
 import { defaultMapping } from '../domain/imports/default-mapping';
 import { openImportFile } from '../domain/imports/open';
