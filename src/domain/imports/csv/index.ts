@@ -70,8 +70,7 @@ class RowReader {
   private value(key: string, { date, number }: Day, value: string, where: string): FileValue {
     const column = this.columns.get(key.toLowerCase());
     if (!column) throw new ImportFault(where, `The attribute "${key}" was not in the file when it was opened: was the file changed since?`);
-    if (!column.days.add(dayNumber(date)))
-      throw new ImportFault(where, `A second value for ${column.key} on ${date}: a file gives one value per attribute per day.`);
+    if (!column.days.add(number)) throw new ImportFault(where, `A second value for ${column.key} on ${date}: a file gives one value per attribute per day.`);
     return { key: column.key, date, value, where };
   }
 
