@@ -10,7 +10,7 @@ import { GROUP_NAMES } from '../../db/catalogue-groups';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { isCustomTag, TAG_PRIORITY } from '../tracking/custom-tag';
 import { CREATED_PRIORITY, createdName, LABEL_MAX_LENGTH } from '../tracking/writes/create';
-import { type AttributeRow, insertAttributes, templateAttributeRow } from '../tracking/writes/ownership';
+import { type AttributeRow, insertAttributes, templateAttributeRow } from '../tracking/writes/new-attributes';
 import { rememberServices, WRITABLE_COLUMNS, type WritableAttribute } from '../tracking/writes/context';
 import { CUSTOM_STRING_TEMPLATE } from '../tracking/writes/custom-text';
 import type { ColumnTarget, FileColumn, Mapping } from './types';
