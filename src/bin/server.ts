@@ -96,6 +96,7 @@ async function main(): Promise<void> {
       now,
       concurrency: config.workerConcurrency,
       webhooks: config.webhooks,
+      importDir: config.importDir,
     });
   }
 

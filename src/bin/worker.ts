@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     now: () => new Date(),
     concurrency: config.workerConcurrency,
     webhooks: config.webhooks,
+    importDir: config.importDir,
   });
   logger.info({ database: database.description, concurrency: config.workerConcurrency }, `Daybook worker running using ${database.description}`);
 
