@@ -88,8 +88,13 @@ export type ColumnTarget =
   | { kind: 'attribute'; name: string }
   /** The template's attribute, created (owned by Daybook) when the person lacks it. */
   | { kind: 'template'; template: string }
-  /** A new custom attribute, created owned by Daybook with the value type the person confirmed. */
-  | { kind: 'new'; label: string; group: string; valueType: number }
+  /**
+   * A new custom attribute, created owned by Daybook with the value type the person confirmed.
+   * `name` and `priority` (optional, added by the engine helper): kept from a Daybook export, so a
+   * round trip gives the same names (and tags stay tags); without them the name comes from the
+   * label as the API's create does, and the priority is the created default.
+   */
+  | { kind: 'new'; label: string; group: string; valueType: number; name?: string; priority?: number }
   /** Left out. */
   | { kind: 'skip' };
 
