@@ -4,10 +4,13 @@
  * runs them and the engine's own API stays the engine's.
  */
 import type { Knex } from 'knex';
+import { createImport, findImportById, hasAppliedBatches, runImport, setImportOptions, trackProgress } from '../domain/imports/engine';
 import {
   ImportFault,
   type ExistingDays,
   type FileColumn,
+  type ImportFormat,
+  type ImportOptions,
   type ImportReport,
   type Mapping,
   type OpenReader,
@@ -21,6 +24,8 @@ export interface EngineRun {
   file: { path: string; name: string; bytes: number };
   options: { mapping: Mapping; existing: ExistingDays; dryRun: boolean };
   onProgress: ProgressListener;
+  /** Called when a real run that changed days has finished (the person's derive is queued). */
+  onImported: (userId: number) => Promise<unknown>;
   now: Date;
 }
 
@@ -33,9 +38,50 @@ export interface ImportEngine {
   run(db: Knex, input: EngineRun): Promise<{ runId: number; report: ImportReport }>;
 }
 
-/** Until the engine's branch is merged: every import stops at reading, saying so. */
+// TEMPORARY until the engine's open.ts and the csv helper's mapping.ts are merged.
+const openImportFile: OpenReader = () => Promise.reject(new ImportFault('the file', 'Daybook does not read this kind of file yet.'));
+const proposeMapping = (_db: Knex, _userId: number, columns: FileColumn[]): Promise<Mapping> =>
+  Promise.resolve(Object.fromEntries(columns.map((c) => [c.key, { kind: 'new', label: c.label, group: c.group ?? 'custom', valueType: c.valueType ?? 1 }])));
+
+/** Whether two sets of options would do the same run. */
+function sameOptions(a: ImportOptions | null, b: ImportOptions): boolean {
+  return a !== null && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * The engine's run for these options: the one given when it can do them (the same options: it
+ * continues; other options and nothing applied yet: they are set, as after a dry run), else a new one.
+ */
+async function engineRunFor(db: Knex, input: EngineRun, format: ImportFormat): Promise<number> {
+  const options: ImportOptions = input.options;
+  const record = input.runId === null ? undefined : await findImportById(db, input.runId);
+  if (record && record.state !== 'failed') {
+    if (sameOptions(record.options, options)) return record.id;
+    if (!hasAppliedBatches(record)) return (await setImportOptions(db, input.userId, record.id, { options, format }, input.now)).id;
+  }
+  const created = await createImport(db, {
+    userId: input.userId,
+    filePath: input.file.path,
+    fileName: input.file.name,
+    fileBytes: input.file.bytes,
+    format,
+    options,
+    now: input.now,
+  });
+  return created.id;
+}
+
+async function runWithEngine(db: Knex, input: EngineRun): Promise<{ runId: number; report: ImportReport }> {
+  const progress = trackProgress(input.onProgress);
+  const reader = await openImportFile(input.file.path, progress.listener);
+  const runId = await engineRunFor(db, input, reader.format);
+  const report = await runImport(db, runId, reader, { enqueueDerive: input.onImported, progress: progress.latest });
+  return { runId, report };
+}
+
+/** The engine of domain/imports. */
 export const DEFAULT_IMPORT_ENGINE: ImportEngine = {
-  open: () => Promise.reject(new ImportFault('', 'Importing is not available on this Daybook yet.')),
-  propose: () => Promise.resolve({}),
-  run: () => Promise.reject(new Error('The import engine is not available.')),
+  open: openImportFile,
+  propose: proposeMapping,
+  run: runWithEngine,
 };

@@ -56,7 +56,7 @@ export interface ImportJobsOptions {
   work: boolean;
   schedule: boolean;
   pollingIntervalSeconds: number;
-  /** Called when a real run applied values: the person's derived data is computed again. */
+  /** Called by the engine when a real run changed days: the person's derived data is computed again. */
   onImported: (userId: number) => Promise<unknown>;
 }
 
@@ -112,20 +112,19 @@ export async function startImportJobs(options: ImportJobsOptions): Promise<Impor
       file: { path: file, name: upload.fileName, bytes: upload.fileBytes },
       options: { mapping: upload.mapping ?? {}, existing: upload.existing, dryRun },
       onProgress: progressRecorder(upload, stage),
+      onImported: options.onImported,
       now: now(),
     });
     if (dryRun) {
       await moveUpload(db, upload.id, [stage], { stage: 'checked', dryRun: report, runId, progress: null }, now());
       return;
     }
-    const applied = report.counts.added + report.counts.changed > 0;
     if (report.fault) {
       await moveUpload(db, upload.id, [stage], { stage: 'stopped', report, runId, problem: null }, now());
     } else {
       const ended = await moveUpload(db, upload.id, [stage], { stage: 'done', report, runId, filePath: null, progress: null }, now());
       if (ended) await removeFile(file);
     }
-    if (applied) await options.onImported(upload.userId);
   }
 
   /** Ends an import the file cannot go through (the file is not one Daybook reads, or it is gone). */

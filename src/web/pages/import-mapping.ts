@@ -117,7 +117,10 @@ export function mappingOf(form: Form, columns: FileColumn[], previous: Mapping):
       const valueType = Number(field(form, `kind_${index}`));
       if (!VALUE_KINDS.some((k) => k.valueType === valueType)) return `Pick the kind of value of "${column.label}" from the list.`;
       const earlier = previous[column.key];
-      mapping[column.key] = { kind: 'new', label, group: earlier?.kind === 'new' ? earlier.group : (column.group ?? 'custom'), valueType };
+      const proposed = earlier?.kind === 'new' ? earlier : undefined;
+      // A Daybook export's own name and priority stay while the person keeps its label (a round trip keeps names).
+      const kept = proposed?.name !== undefined && proposed.label === label ? { name: proposed.name, priority: proposed.priority } : {};
+      mapping[column.key] = { kind: 'new', label, group: proposed?.group ?? column.group ?? 'custom', valueType, ...kept };
     } else return `Choose what "${column.label}" becomes.`;
   }
   const existing = field(form, 'existing') === 'replace' ? 'replace' : 'keep';
