@@ -13,9 +13,12 @@
  *   add-webhook   --client ID --url URL --events e1,e2          -> {id, secret}   (docs/webhooks.md)
  *   list-webhooks --client ID                                    -> {endpoints: [{id, url, events, enabled, …, last_deliveries}]}
  *   test-webhook  --client ID --endpoint EP                      -> the queued webhook.test delivery {id, event, status, …}
+ *   import        --username U --file F [--dry-run] [--replace] [--batch-size N]
+ *                                -> the import's report (docs/imports.md); a progress bar on stderr; exit 3 when a fault stopped it
  *   housekeeping                                                  -> {sessions, rateLimits, throttleEvents, tokens, codes} deleted
  *                 (the job queue runs it hourly; see domain/housekeeping.ts)
  */
+import { existsSync } from 'node:fs';
 import { loadConfig } from '../config';
 import { createLogger } from '../logger';
 import { openDatabase, type OpenDatabase } from '../database';
@@ -34,6 +37,7 @@ import { StartRefused } from '../db/folder-lock';
 import { createEndpoint, endpointView, findEndpoint, listEndpoints } from '../domain/webhooks/endpoints';
 import { deliveryView, latestDeliveries } from '../domain/webhooks/deliveries';
 import { queueTestEvent } from '../domain/webhooks/test-event';
+import { importCommand } from './admin-import';
 
 class UsageError extends Error {}
 
@@ -194,6 +198,21 @@ const COMMANDS: Record<string, (database: OpenDatabase, flags: Flags, secretKey:
     // Sent by the workers (the service with WORKERS=1, or npm run worker), like every delivery.
     return deliveryView(await queueTestEvent(database.db, endpoint, client.client_id, new Date()));
   },
+  async import(database, flags) {
+    onlyFlags(flags, ['username', 'file', 'dry-run', 'replace', 'batch-size']);
+    const user = await userNamed(database, one(flags, 'username', true));
+    const file = one(flags, 'file', true);
+    if (!existsSync(file)) throw new UsageError(`There is no file ${file}.`);
+    const batchSize = one(flags, 'batch-size') === undefined ? undefined : positiveInt(flags, 'batch-size', 1000);
+    const config = loadConfig();
+    return importCommand(database, config, createLogger('warn', 2), {
+      userId: user.id,
+      file,
+      dryRun: one(flags, 'dry-run') !== undefined,
+      replace: one(flags, 'replace') !== undefined,
+      batchSize,
+    });
+  },
   async housekeeping(database, flags) {
     onlyFlags(flags, []);
     return sweepExpired(database.db, new Date());
@@ -220,7 +239,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     const result = await run(database, flags, resolveSecretKey(config, logger));
     process.stdout.write(JSON.stringify(result) + '\n');
-    return 0;
+    // An import a fault stopped (docs/imports.md): the report says where; the exit code tells scripts.
+    return typeof result === 'object' && result !== null && 'fault' in result && result.fault ? 3 : 0;
   } catch (error) {
     const refused = error instanceof UsageError ? error : asHttpError(error);
     if (refused) {
