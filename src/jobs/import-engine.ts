@@ -5,17 +5,9 @@
  */
 import type { Knex } from 'knex';
 import { createImport, findImportById, hasAppliedBatches, runImport, setImportOptions, trackProgress } from '../domain/imports/engine';
-import {
-  ImportFault,
-  type ExistingDays,
-  type FileColumn,
-  type ImportFormat,
-  type ImportOptions,
-  type ImportReport,
-  type Mapping,
-  type OpenReader,
-  type ProgressListener,
-} from '../domain/imports/types';
+import { defaultMapping } from '../domain/imports/default-mapping';
+import { openImportFile } from '../domain/imports/open';
+import type { ExistingDays, ImportFormat, ImportOptions, ImportReader, ImportReport, Mapping, OpenReader, ProgressListener } from '../domain/imports/types';
 
 export interface EngineRun {
   userId: number;
@@ -32,16 +24,11 @@ export interface EngineRun {
 export interface ImportEngine {
   /** Opens a file of any format Daybook reads (throws ImportFault when it is none). */
   open: OpenReader;
-  /** The mapping the preview proposes. */
-  propose(db: Knex, userId: number, columns: FileColumn[]): Promise<Mapping>;
+  /** The mapping the preview proposes for the opened file. */
+  propose(db: Knex, userId: number, reader: ImportReader): Promise<Mapping>;
   /** A dry run, or a real run (continuing `runId`'s batches); the engine's run and its report. */
   run(db: Knex, input: EngineRun): Promise<{ runId: number; report: ImportReport }>;
 }
-
-// TEMPORARY until the engine's open.ts and the csv helper's mapping.ts are merged.
-const openImportFile: OpenReader = () => Promise.reject(new ImportFault('the file', 'Daybook does not read this kind of file yet.'));
-const proposeMapping = (_db: Knex, _userId: number, columns: FileColumn[]): Promise<Mapping> =>
-  Promise.resolve(Object.fromEntries(columns.map((c) => [c.key, { kind: 'new', label: c.label, group: c.group ?? 'custom', valueType: c.valueType ?? 1 }])));
 
 /** Whether two sets of options would do the same run. */
 function sameOptions(a: ImportOptions | null, b: ImportOptions): boolean {
@@ -82,6 +69,6 @@ async function runWithEngine(db: Knex, input: EngineRun): Promise<{ runId: numbe
 /** The engine of domain/imports. */
 export const DEFAULT_IMPORT_ENGINE: ImportEngine = {
   open: openImportFile,
-  propose: proposeMapping,
+  propose: (db, userId, reader) => defaultMapping(db, userId, reader),
   run: runWithEngine,
 };

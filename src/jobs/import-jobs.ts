@@ -100,7 +100,7 @@ export async function startImportJobs(options: ImportJobsOptions): Promise<Impor
 
   async function read(upload: ImportUpload, file: string): Promise<void> {
     const reader = await engine.open(file, progressRecorder(upload, 'reading'));
-    const mapping = await engine.propose(db, upload.userId, reader.columns);
+    const mapping = await engine.propose(db, upload.userId, reader);
     await moveUpload(db, upload.id, ['reading'], { stage: 'preview', format: reader.format, columns: reader.columns, mapping, progress: null }, now());
   }
 

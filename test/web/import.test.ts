@@ -14,6 +14,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
 import { ensureChromium, launchBrowser, type Browser } from '../support/chromium';
 import { PAGE, csrfOf } from '../support/web';
+import { setValuesByHand, trackByHand } from '../../src/domain/tracking/manual-tracking';
 
 jest.setTimeout(240_000);
 
@@ -146,6 +147,29 @@ test('a wide CSV: preview, a changed kind of value, the check, Go, progress, the
   const coffees = await app.get('/api/2/attributes/?', { session });
   const created = coffees.body.results.find((a: { label: string }) => a.label === 'Coffees');
   expect(created?.value_type).toBe(0);
+});
+
+test("another account's JSON export goes through the same steps into this account: same values", async () => {
+  const { user: other } = await makeUser(app, { timezone: 'UTC' });
+  const tracked = await trackByHand(app.db, other, { template: 'mood' }, new Date());
+  if (!tracked.ok) throw new Error(tracked.problem);
+  await setValuesByHand(app.db, other, [1, 2, 3].map((d) => ({ name: 'mood', date: `2026-08-0${d}`, value: d + 4 })), new Date());
+  const exported = await app.get('/settings/account/export/data.json', { ...PAGE, session: await makeSession(app, other) });
+  expect(exported.status).toBe(200);
+  await upload('daybook.json', exported.text);
+  await waitForHeading('Waiting for your choices');
+  expect(await page.locator('main').innerText()).toContain("Daybook's own JSON export");
+  await Promise.all([page.waitForURL(/\/settings\/import\/[0-9a-f-]{36}$/), page.click('button:has-text("Check")')]);
+  await waitForHeading('Checked');
+  expect(await count('Would be added')).toBe('3');
+  await Promise.all([page.waitForURL(/\/settings\/import\/[0-9a-f-]{36}$/), page.click('button:has-text("Go: import it")')]);
+  await waitForHeading('Imported');
+  const mood = await app.get('/api/2/attributes/values/?attribute=mood&date_max=2026-08-31', { session });
+  expect(mood.body.results.map((v: { date: string; value: number }) => [v.date, v.value])).toEqual([
+    ['2026-08-03', 7],
+    ['2026-08-02', 6],
+    ['2026-08-01', 5],
+  ]);
 });
 
 test('the page of a working import reloads itself every few seconds and has a Refresh link; ?refresh=off stops it', async () => {
