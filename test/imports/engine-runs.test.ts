@@ -115,18 +115,16 @@ test('days that already differ are kept by default and replaced on request; an a
   await setValuesByHand(app.db, person, [{ name: 'mood', date: '2026-01-01', value: 9 }], NOW);
   // Steps belong to an app the person connected.
   const { client } = await makeClient(app, user);
-  await app
-    .db('attributes')
-    .insert({
-      user_id: user.id,
-      name: 'steps',
-      label: 'Steps',
-      template_name: 'steps',
-      group_name: 'activity',
-      value_type: 0,
-      priority: 1,
-      owner_client_pk: client.id,
-    });
+  await app.db('attributes').insert({
+    user_id: user.id,
+    name: 'steps',
+    label: 'Steps',
+    template_name: 'steps',
+    group_name: 'activity',
+    value_type: 0,
+    priority: 1,
+    owner_client_pk: client.id,
+  });
   const steps = await app.db('attributes').where({ user_id: user.id, name: 'steps' }).first('id');
   await app.db('attribute_values').insert({ user_id: user.id, attribute_id: steps.id, date: '2026-01-02', value_num: 55 });
 

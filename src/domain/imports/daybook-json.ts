@@ -127,7 +127,7 @@ export const openDaybookJson: OpenReader = async (path: string, onProgress?: Pro
     }
   } catch (error) {
     // Refused at once when nothing of an export was seen; otherwise the second pass meets it in its place.
-    if (!(error instanceof ImportFault) || (!exported && columns.length === 0)) throw error;
+    if (!(error instanceof ImportFault) || columns.length === 0) throw error;
   }
   if (!exported) throw new ImportFault('the start of the file', 'This is JSON but not a Daybook export (it has no "exported_at" and "attributes").');
   let records = 0;

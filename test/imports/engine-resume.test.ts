@@ -1,0 +1,129 @@
+/**
+ * Safe to stop (docs/imports.md, "Runs, batches and resuming"): a fault half-way keeps the whole
+ * batches before it and says where it stopped; running the import again continues after the last
+ * applied batch, never applying one twice. Files that are no export are refused, changing nothing.
+ */
+import { writeFileSync } from 'node:fs';
+import { startTestApp, type TestApp } from '../support/app';
+import { makeUser } from '../support/fixtures';
+import { createImport, findImport, runImport } from '../../src/domain/imports/engine';
+import { defaultMapping } from '../../src/domain/imports/default-mapping';
+import { openImportFile } from '../../src/domain/imports/open';
+import { ImportFault } from '../../src/domain/imports/types';
+import { days, exportText, writeImportFile, type ExportedAttribute } from './import-files';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const FIRST_RUN = new Date('2026-11-26T12:00:00Z');
+const SECOND_RUN = new Date('2026-11-26T13:00:00Z');
+
+const ATTRIBUTES: ExportedAttribute[] = [
+  { name: 'mood', label: 'Mood', template: 'mood', group: 'mood', value_type: 0, values: days('2026-01-01', 30).map((d, i) => [d, (i % 9) + 1]) },
+  { name: 'steps', label: 'Steps', template: 'steps', group: 'activity', value_type: 0, values: days('2026-01-01', 30).map((d, i) => [d, 1000 + i]) },
+];
+
+async function valuesByUpdate(userId: number): Promise<Record<string, number>> {
+  const rows = await app.db('attribute_values').where({ user_id: userId }).groupBy('updated_at').select('updated_at').count({ n: '*' });
+  return Object.fromEntries(rows.map((r) => [(r.updated_at as Date).toISOString(), Number(r.n)]));
+}
+
+test('a bad date half-way keeps the whole batches before it; the fixed file continues after them', async () => {
+  const { user } = await makeUser(app);
+  const full = exportText(ATTRIBUTES);
+  const file = writeImportFile(full.replace('{"date":"2026-01-20","value":1019}', '{"date":"2026-01-32","value":1019}'));
+  const reader = await openImportFile(file);
+  const mapping = await defaultMapping(app.db, user.id, reader);
+  const record = await createImport(app.db, {
+    userId: user.id,
+    filePath: file,
+    options: { mapping, existing: 'keep', dryRun: false },
+    batchSize: 10,
+    now: FIRST_RUN,
+  });
+
+  const stopped = await runImport(app.db, record.id, reader, { now: () => FIRST_RUN });
+  // 30 + 19 values come before the bad date: 4 whole batches (40 values) applied, the 9 after them not.
+  expect(stopped.fault).toEqual({ where: 'attribute 2 (steps), value 20', message: '"2026-01-32" is not a date YYYY-MM-DD.' });
+  expect(stopped).toMatchObject({ batches: 4, counts: { added: 40 } });
+  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'stopped', batches: 4, report: stopped });
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 40 });
+
+  writeFileSync(file, full);
+  const done = await runImport(app.db, record.id, await openImportFile(file), { now: () => SECOND_RUN });
+  expect(done.fault).toBeUndefined();
+  expect(done).toMatchObject({ batches: 6, counts: { added: 60, unchanged: 0, refused: 0 }, created: ['mood', 'steps'] });
+  // The batches of the first run were not applied again.
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 40, [SECOND_RUN.toISOString()]: 20 });
+  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'done', batches: 6 });
+});
+
+test('a file cut short stops at the end with the whole batches before it kept', async () => {
+  const { user } = await makeUser(app);
+  const full = exportText(ATTRIBUTES);
+  // Cut inside the steps values: the reader hands over whole attributes, so mood's 30 values come
+  // before the break; 4 whole batches of them (28 values) are applied, the 2 after them are not.
+  const file = writeImportFile(full.slice(0, full.indexOf('"2026-01-20"', full.indexOf('"steps"'))));
+  const reader = await openImportFile(file);
+  const mapping = await defaultMapping(app.db, user.id, reader);
+  const record = await createImport(app.db, {
+    userId: user.id,
+    filePath: file,
+    options: { mapping, existing: 'keep', dryRun: false },
+    batchSize: 7,
+    now: FIRST_RUN,
+  });
+  const stopped = await runImport(app.db, record.id, reader, { now: () => FIRST_RUN });
+  expect(stopped.fault).toEqual({ where: 'the end of the file', message: expect.stringContaining('The file ends before its JSON does') });
+  expect(stopped).toMatchObject({ batches: 4, counts: { added: 28 } });
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 28 });
+});
+
+test('a run that dies between batches continues after its last checkpoint', async () => {
+  const { user } = await makeUser(app);
+  const file = writeImportFile(exportText(ATTRIBUTES));
+  const reader = await openImportFile(file);
+  const record = await createImport(app.db, {
+    userId: user.id,
+    filePath: file,
+    options: { mapping: await defaultMapping(app.db, user.id, reader), existing: 'keep', dryRun: false },
+    batchSize: 10,
+    now: FIRST_RUN,
+  });
+  const crash = new Error('the process was killed');
+  await expect(
+    runImport(app.db, record.id, reader, {
+      now: () => FIRST_RUN,
+      onBatch: (report) => {
+        if (report.batches === 2) throw crash;
+      },
+    }),
+  ).rejects.toBe(crash);
+  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'running', batches: 2 });
+
+  const done = await runImport(app.db, record.id, await openImportFile(file), { now: () => SECOND_RUN });
+  expect(done).toMatchObject({ batches: 6, counts: { added: 60 } });
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 20, [SECOND_RUN.toISOString()]: 40 });
+});
+
+test('files that are no export are refused with where and why', async () => {
+  const refused = async (content: string | Buffer) => {
+    const error = await openImportFile(writeImportFile(content)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportFault);
+    return { where: (error as ImportFault).where, message: (error as ImportFault).message };
+  };
+  expect(await refused('')).toEqual({ where: 'the start of the file', message: 'The file is empty.' });
+  expect(await refused(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1, 2, 3]))).toMatchObject({
+    message: expect.stringContaining('not a file Daybook can import'),
+  });
+  expect(await refused('{"name": "something else", "items": []}')).toMatchObject({ message: expect.stringContaining('not a Daybook export') });
+  expect(await refused('{"exported_at": "2026-11-26", "attributes": [{"name": ')).toEqual({
+    where: 'the end of the file',
+    message: expect.stringContaining('The file ends before its JSON does'),
+  });
+});
