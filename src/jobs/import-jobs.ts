@@ -19,6 +19,7 @@ import path from 'node:path';
 import type PgBoss from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { forgetImportFile } from '../domain/imports/engine';
 import { ImportFault } from '../domain/imports/types';
 import { abandonUploads, liveFilePaths, moveUpload, uploadById, workingUploads, type ImportStage, type ImportUpload } from '../domain/imports/uploads';
 import type { ReadProgress } from '../domain/imports/types';
@@ -123,7 +124,10 @@ export async function startImportJobs(options: ImportJobsOptions): Promise<Impor
       await moveUpload(db, upload.id, [stage], { stage: 'stopped', report, runId, problem: null }, now());
     } else {
       const ended = await moveUpload(db, upload.id, [stage], { stage: 'done', report, runId, filePath: null, progress: null }, now());
-      if (ended) await removeFile(file);
+      if (ended) {
+        await removeFile(file);
+        await forgetImportFile(db, runId, now());
+      }
     }
   }
 

@@ -153,7 +153,12 @@ test("another account's JSON export goes through the same steps into this accoun
   const { user: other } = await makeUser(app, { timezone: 'UTC' });
   const tracked = await trackByHand(app.db, other, { template: 'mood' }, new Date());
   if (!tracked.ok) throw new Error(tracked.problem);
-  await setValuesByHand(app.db, other, [1, 2, 3].map((d) => ({ name: 'mood', date: `2026-08-0${d}`, value: d + 4 })), new Date());
+  await setValuesByHand(
+    app.db,
+    other,
+    [1, 2, 3].map((d) => ({ name: 'mood', date: `2026-08-0${d}`, value: d + 4 })),
+    new Date(),
+  );
   const exported = await app.get('/settings/account/export/data.json', { ...PAGE, session: await makeSession(app, other) });
   expect(exported.status).toBe(200);
   await upload('daybook.json', exported.text);

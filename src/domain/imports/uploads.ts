@@ -18,8 +18,6 @@ export type ImportStage = 'reading' | 'preview' | 'checking' | 'checked' | 'runn
 
 /** The steps a job works on. */
 export const WORKING_STAGES: readonly ImportStage[] = ['reading', 'checking', 'running'];
-/** The steps that end an import: its file is gone. */
-export const FINAL_STAGES: readonly ImportStage[] = ['done', 'unreadable', 'cancelled'];
 
 export interface ImportUpload {
   id: string;

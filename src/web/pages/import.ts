@@ -11,6 +11,7 @@ import type Koa from 'koa';
 import type { Deps } from '../../deps';
 import type { Session } from '../../domain/identity/sessions';
 import { listAttributes } from '../../domain/tracking/attributes';
+import { forgetImportFile } from '../../domain/imports/engine';
 import { createUpload, moveUpload, personUpload, recentUploads, WORKING_STAGES, type ImportStage, type ImportUpload } from '../../domain/imports/uploads';
 import { HttpError } from '../../http/errors';
 import { html, type Html } from '../html';
@@ -233,6 +234,7 @@ export function importPages(router: Router, deps: Deps): void {
         deps.now(),
       );
       if (cancelled && upload.filePath) await fs.promises.rm(upload.filePath, { force: true });
+      if (cancelled && upload.runId !== null) await forgetImportFile(deps.db, upload.runId, deps.now());
       ctx.status = 303;
       ctx.redirect(cancelled ? '/settings/import?notice=cancelled' : `/settings/import/${upload.id}`);
     }),
