@@ -280,3 +280,16 @@ test('a CSV with a bad date half-way: the check says the row and why; Go keeps w
   expect(await page.locator('button:has-text("Run again")').count()).toBe(1);
   expect(await axeViolations()).toEqual({});
 });
+
+test('the import sweep removes files of the upload folder that no import holds once they are an hour old, and leaves younger ones', async () => {
+  const old = path.join(importDir, 'cut-off.upload');
+  const fresh = path.join(importDir, 'arriving.upload');
+  fs.writeFileSync(old, 'date,steps\n');
+  fs.writeFileSync(fresh, 'date,steps\n');
+  const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  fs.utimesSync(old, twoHoursAgo, twoHoursAgo);
+  const swept = await app.jobs!.imports.sweep();
+  expect(swept.removed).toBe(1);
+  expect(filesLeft()).toEqual(['arriving.upload']);
+  fs.rmSync(fresh);
+});
