@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { createImport, findImportById, hasAppliedBatches, runImport, setImportOptions, trackProgress } from '../domain/imports/engine';
 import { defaultMapping } from '../domain/imports/default-mapping';
+import { proposeMapping } from '../domain/imports/mapping';
 import { openImportFile } from '../domain/imports/open';
 import type { ExistingDays, ImportFormat, ImportOptions, ImportReader, ImportReport, Mapping, OpenReader, ProgressListener } from '../domain/imports/types';
 
@@ -69,6 +70,6 @@ async function runWithEngine(db: Knex, input: EngineRun): Promise<{ runId: numbe
 /** The engine of domain/imports. */
 export const DEFAULT_IMPORT_ENGINE: ImportEngine = {
   open: openImportFile,
-  propose: (db, userId, reader) => defaultMapping(db, userId, reader),
+  propose: (db, userId, reader) => defaultMapping(db, userId, reader, proposeMapping),
   run: runWithEngine,
 };

@@ -115,19 +115,19 @@ test('a wide CSV: preview, a changed kind of value, the check, Go, progress, the
   await waitForHeading('Waiting for your choices');
   expect(await page.locator('main').innerText()).toContain('a CSV with a column per attribute');
   const legends = await page.locator('fieldset.column legend').allInnerTexts();
-  expect(legends).toEqual(['steps', 'mood', 'Coffees']);
+  expect(legends).toEqual(['steps', 'mood', 'Sauna visits']);
   expect(await page.locator('#target_0').inputValue()).toBe('t:steps');
   expect(await page.locator('#target_1').inputValue()).toBe('t:mood');
-  // Coffees is no template name or label here: a new attribute of the person's, whose kind they confirm.
+  // Sauna visits is no template's name or label: a new attribute of the person's, whose kind they confirm (a rating, here).
   expect(await page.locator('#target_2').inputValue()).toBe('new');
-  await page.selectOption('#kind_2', '0');
+  await page.selectOption('#kind_2', '8');
   expect(await axeViolations()).toEqual({});
 
   await Promise.all([page.waitForURL(/\/settings\/import\/[0-9a-f-]{36}$/), page.click('button:has-text("Check")')]);
   await waitForHeading('Checked');
   expect(await count('Would be added')).toBe('21');
   expect(await count('Refused')).toBe('0');
-  expect(await page.locator('main').innerText()).toContain('Coffees: New: Coffees (a count (a whole number))');
+  expect(await page.locator('main').innerText()).toContain('Sauna visits: New: Sauna visits (a 1-9 rating)');
   expect(await axeViolations()).toEqual({});
   // The check wrote nothing.
   const before = await app.get('/api/2/attributes/values/?attribute=steps&date_max=2026-10-31', { session });
@@ -144,9 +144,9 @@ test('a wide CSV: preview, a changed kind of value, the check, Go, progress, the
   const steps = await app.get('/api/2/attributes/values/?attribute=steps&date_max=2026-10-31', { session });
   expect(steps.status).toBe(200);
   expect(steps.body.results.find((v: { date: string }) => v.date === '2026-10-03')?.value).toBe(8200);
-  const coffees = await app.get('/api/2/attributes/?', { session });
-  const created = coffees.body.results.find((a: { label: string }) => a.label === 'Coffees');
-  expect(created?.value_type).toBe(0);
+  const attributes = await app.get('/api/2/attributes/', { session });
+  const created = attributes.body.results.find((a: { label: string }) => a.label === 'Sauna visits');
+  expect(created?.value_type).toBe(8);
 });
 
 test("another account's JSON export goes through the same steps into this account: same values", async () => {
