@@ -31,9 +31,9 @@ let page: Page;
 let session: string;
 let importDir: string;
 
-/** A week of steps, mood and coffees, one column each beside the date. */
+/** A week of steps, mood and sauna visits (no template's name or label), one column each beside the date. */
 const WIDE_CSV =
-  ['date,steps,mood,Coffees', ...Array.from({ length: 7 }, (_, i) => `2026-10-0${i + 1},${8000 + i * 100},${(i % 9) + 1},${i % 4}`)].join('\n') + '\n';
+  ['date,steps,mood,Sauna visits', ...Array.from({ length: 7 }, (_, i) => `2026-10-0${i + 1},${8000 + i * 100},${(i % 9) + 1},${(i % 3) + 1}`)].join('\n') + '\n';
 
 beforeAll(
   async () => {
