@@ -29,8 +29,12 @@ const ATTRIBUTES: ExportedAttribute[] = [
 ];
 
 async function valuesByUpdate(userId: number): Promise<Record<string, number>> {
-  const rows = await app.db('attribute_values').where({ user_id: userId }).groupBy('updated_at').select('updated_at').count({ n: '*' });
-  return Object.fromEntries(rows.map((r) => [(r.updated_at as Date).toISOString(), Number(r.n)]));
+  const rows: Array<{ updated_at: Date; n: string | number }> = await app
+    .db('attribute_values')
+    .where({ user_id: userId })
+    .groupBy('updated_at')
+    .select('updated_at', app.db.raw('count(*) as n'));
+  return Object.fromEntries(rows.map((r) => [r.updated_at.toISOString(), Number(r.n)]));
 }
 
 test('a bad date half-way keeps the whole batches before it; the fixed file continues after them', async () => {

@@ -2,7 +2,7 @@
  * The mapping an import starts from when nobody chose one (the CLI; the page's preview starts from
  * it too). A Daybook export says what each column is: its template, or its name, label, group,
  * value type and priority, which a new attribute keeps, so a round trip gives the same attributes
- * and custom tags stay tags. Other files get the proposal of mapping.ts (existing attributes by
+ * and custom tags stay tags. An Apple Health export's columns are templates. Other files get the proposal of mapping.ts (existing attributes by
  * name or label, then templates, else a new custom attribute), passed in by the caller.
  */
 import type { Knex } from 'knex';
@@ -40,7 +40,8 @@ export function exportedColumnTarget(column: FileColumn): ColumnTarget {
 
 /** The starting mapping for the file. */
 export async function defaultMapping(db: Knex, userId: number, reader: ImportReader, propose?: ProposeMapping): Promise<Mapping> {
-  if (reader.format === 'daybook-json' || reader.format === 'daybook-csv') {
+  // Apple Health's columns are templates (docs/apple-health.md): each becomes its template's attribute.
+  if (reader.format === 'daybook-json' || reader.format === 'daybook-csv' || reader.format === 'apple-health') {
     return Object.fromEntries(reader.columns.map((column) => [column.key, exportedColumnTarget(column)]));
   }
   if (!propose) throw new Error(`No mapping proposal for ${reader.format} files.`);

@@ -5,6 +5,7 @@
  * tells them apart by the header). A file that is none of them is refused with where and why.
  */
 import { open } from 'node:fs/promises';
+import { openAppleHealth } from './apple-health';
 import { openDaybookJson } from './daybook-json';
 import { ImportFault, type ImportReader, type OpenReader, type ProgressListener } from './types';
 
@@ -30,6 +31,8 @@ export function sniff(head: Buffer): Family | undefined {
 }
 
 const READERS: Partial<Record<Family, OpenReader>> = {
+  zip: openAppleHealth,
+  xml: openAppleHealth,
   json: openDaybookJson,
 };
 

@@ -119,6 +119,13 @@ export async function resolveMapping(db: Knex, input: ResolveInput): Promise<Res
     const existing = new Map(
       rows.map((row) => [row.name, { ...row, id: Number(row.id), owner_client_pk: row.owner_client_pk === null ? null : Number(row.owner_client_pk) }]),
     );
+    // The day's custom text is rebuilt from its tags (custom-tags.ts), which also create the
+    // `custom` attribute as every tag write does: with tags in the file, a column of the text
+    // itself would only be overwritten, so it is left out.
+    const rowOf = (want: { name: string; row?: AttributeRow }) => existing.get(want.name) ?? (want.row as unknown as WritableAttribute | undefined);
+    if ([...wants.values()].some((want) => rowOf(want) && isTagAttribute(rowOf(want)!))) {
+      for (const [key, want] of wants) if (want.name === CUSTOM_STRING_TEMPLATE || rowOf(want)?.template_name === CUSTOM_STRING_TEMPLATE) wants.delete(key);
+    }
     const toCreate = new Map<string, AttributeRow>();
     for (const [key, want] of wants) {
       const found = existing.get(want.name);
@@ -147,11 +154,6 @@ export async function resolveMapping(db: Knex, input: ResolveInput): Promise<Res
       const attribute = existing.get(want.name) ?? { ...created.get(want.name)!, id: Number(created.get(want.name)!.id) };
       const owner = attribute.owner_client_pk === null ? null : Number(attribute.owner_client_pk);
       columns.set(key, { key, attribute, isTag: isTagAttribute(attribute), replaceable: owner === null || owner === manualPk });
-    }
-    // The day's custom text is rebuilt from its tags (custom-tags.ts): with tags in the file, a
-    // column of the text itself would only be overwritten, so it is left out.
-    if ([...columns.values()].some((c) => c.isTag)) {
-      for (const [key, column] of columns) if ((column.attribute.template_name ?? column.attribute.name) === CUSTOM_STRING_TEMPLATE) columns.delete(key);
     }
     return { columns, created: [...toCreate.keys()].sort() };
   });

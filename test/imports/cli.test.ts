@@ -1,0 +1,85 @@
+/**
+ * `npm run admin -- import` as operators run it (compiled, docs/imports.md "The operator's
+ * command"): the report as JSON on stdout, exit 0 when the file went through, 3 when a fault
+ * stopped it, 2 for bad arguments; run again, it continues or finds every day unchanged.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../../src/paths';
+import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app';
+import { makeUser } from '../support/fixtures';
+import { days, exportText, writeImportFile } from './import-files';
+
+const run = promisify(execFile);
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const running = run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
+  });
+  running.child.stdin!.end();
+  try {
+    const { stdout, stderr } = await running;
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const EXPORT = exportText([
+  { name: 'steps', label: 'Steps', template: 'steps', group: 'activity', value_type: 0, values: days('2026-05-01', 25).map((d, i) => [d, 5000 + i]) },
+  { name: 'mood', label: 'Mood', template: 'mood', group: 'mood', value_type: 0, values: days('2026-05-01', 25).map((d, i) => [d, (i % 9) + 1]) },
+]);
+
+const storedCount = async (userId: number) => Number((await app.db('attribute_values').where({ user_id: userId }).count({ n: '*' }))[0].n);
+
+test('a dry run prints what would happen and writes nothing; the import writes it; the same import again changes nothing', async () => {
+  const { user } = await makeUser(app);
+  const file = writeImportFile(EXPORT);
+
+  const dry = await admin('import', '--username', user.username, '--file', file, '--dry-run');
+  expect(dry.code).toBe(0);
+  expect(JSON.parse(dry.stdout)).toMatchObject({ format: 'daybook-json', dryRun: true, counts: { added: 50, refused: 0 }, created: ['mood', 'steps'] });
+  expect(await storedCount(user.id)).toBe(0);
+
+  const real = await admin('import', '--username', user.username, '--file', file, '--batch-size', '20');
+  expect(real.code).toBe(0);
+  expect(JSON.parse(real.stdout)).toMatchObject({ dryRun: false, counts: { added: 50 }, batches: 3, firstDate: '2026-05-01', lastDate: '2026-05-25' });
+  expect(real.stderr).toContain('Importing');
+  expect(await storedCount(user.id)).toBe(50);
+
+  const again = await admin('import', '--username', user.username, '--file', file, '--replace');
+  expect(JSON.parse(again.stdout)).toMatchObject({ counts: { added: 0, changed: 0, unchanged: 50 } });
+});
+
+test('a fault in the file exits 3 with where it stopped; the fixed file run again continues the same import', async () => {
+  const { user } = await makeUser(app);
+  const file = writeImportFile(EXPORT.replace('{"date":"2026-05-10","value":9}', '{"date":"10/05/2026","value":9}'));
+  const stopped = await admin('import', '--username', user.username, '--file', file, '--batch-size', '10');
+  expect(stopped.code).toBe(3);
+  expect(JSON.parse(stopped.stdout)).toMatchObject({ batches: 3, counts: { added: 30 }, fault: { where: 'attribute 2 (mood), value 10', message: '"10/05/2026" is not a date YYYY-MM-DD.' } });
+
+  writeImportFile(EXPORT, path.basename(file));
+  const continued = await admin('import', '--username', user.username, '--file', file, '--batch-size', '10');
+  expect(continued.code).toBe(0);
+  expect(JSON.parse(continued.stdout)).toMatchObject({ batches: 5, counts: { added: 50, unchanged: 0 } });
+  expect(await app.db('imports').where({ user_id: user.id }).select('state')).toEqual([{ state: 'done' }]);
+});
+
+test('bad arguments exit 2 with a sentence', async () => {
+  const { user } = await makeUser(app);
+  expect(await admin('import', '--username', user.username)).toMatchObject({ code: 2, stderr: '--file is required.\n' });
+  expect(await admin('import', '--username', user.username, '--file', '/nonexistent/export.json')).toMatchObject({
+    code: 2,
+    stderr: 'There is no file /nonexistent/export.json.\n',
+  });
+  expect(await admin('import', '--username', 'nobody_here', '--file', writeImportFile(EXPORT))).toMatchObject({ code: 2, stderr: 'No user named nobody_here.\n' });
+});
