@@ -62,10 +62,14 @@ test('a dry run prints what would happen and writes nothing; the import writes i
 
 test('a fault in the file exits 3 with where it stopped; the fixed file run again continues the same import', async () => {
   const { user } = await makeUser(app);
-  const file = writeImportFile(EXPORT.replace('{"date":"2026-05-10","value":9}', '{"date":"10/05/2026","value":9}'));
+  const file = writeImportFile(EXPORT.replace('{"date":"2026-05-10","value":1}', '{"date":"10/05/2026","value":1}'));
   const stopped = await admin('import', '--username', user.username, '--file', file, '--batch-size', '10');
   expect(stopped.code).toBe(3);
-  expect(JSON.parse(stopped.stdout)).toMatchObject({ batches: 3, counts: { added: 30 }, fault: { where: 'attribute 2 (mood), value 10', message: '"10/05/2026" is not a date YYYY-MM-DD.' } });
+  expect(JSON.parse(stopped.stdout)).toMatchObject({
+    batches: 3,
+    counts: { added: 30 },
+    fault: { where: 'attribute 2 (mood), value 10', message: '"10/05/2026" is not a date YYYY-MM-DD.' },
+  });
 
   writeImportFile(EXPORT, path.basename(file));
   const continued = await admin('import', '--username', user.username, '--file', file, '--batch-size', '10');
@@ -81,5 +85,8 @@ test('bad arguments exit 2 with a sentence', async () => {
     code: 2,
     stderr: 'There is no file /nonexistent/export.json.\n',
   });
-  expect(await admin('import', '--username', 'nobody_here', '--file', writeImportFile(EXPORT))).toMatchObject({ code: 2, stderr: 'No user named nobody_here.\n' });
+  expect(await admin('import', '--username', 'nobody_here', '--file', writeImportFile(EXPORT))).toMatchObject({
+    code: 2,
+    stderr: 'No user named nobody_here.\n',
+  });
 });

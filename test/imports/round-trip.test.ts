@@ -1,7 +1,7 @@
 /**
  * Daybook's own export imports into another account and gives the same attributes (labels,
  * groups, value types, custom tags) and the same values, day by day, as read over the API
- * (docs/imports.md, "Daybook's exports").
+ * (docs/imports.md, "Daybook's exports"), from its JSON and from its CSV.
  */
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
@@ -69,17 +69,24 @@ async function importInto(user: User, file: string): Promise<void> {
   expect(report.counts.refused).toBe(0);
 }
 
-test("account A's JSON export, imported into account B, gives B the same attributes and values", async () => {
-  const a = await personWithHistory();
-  const exported = await app.get('/settings/account/export/data.json', { ...PAGE, session: await makeSession(app, a.user) });
-  expect(exported.status).toBe(200);
-  const file = writeImportFile(exported.text, 'round-trip.json');
+test.each([
+  ['JSON', '/settings/account/export/data.json', 'round-trip.json'],
+  ['CSV', '/settings/account/export/values.csv', 'round-trip.csv'],
+])(
+  "account A's %s export, imported into account B, gives B the same attributes and values",
+  async (_format, exportPath, fileName) => {
+    const a = await personWithHistory();
+    const exported = await app.get(exportPath, { ...PAGE, session: await makeSession(app, a.user) });
+    expect(exported.status).toBe(200);
+    const file = writeImportFile(exported.text, fileName);
 
-  const b = await makeUser(app, { timezone: 'UTC' });
-  await importInto(b.user, file);
-  const fromA = await readOverApi(a.simpleToken);
-  const fromB = await readOverApi(b.simpleToken);
-  expect(fromB.attributes).toEqual(fromA.attributes);
-  expect(Object.keys(fromB.values).sort()).toEqual(['coffee_cups', 'custom', 'mood', 'mood_note', 'saw_friends', 'steps', 'weight', 'went_running']);
-  expect(fromB.values).toEqual(fromA.values);
-}, 120000);
+    const b = await makeUser(app, { timezone: 'UTC' });
+    await importInto(b.user, file);
+    const fromA = await readOverApi(a.simpleToken);
+    const fromB = await readOverApi(b.simpleToken);
+    expect(fromB.attributes).toEqual(fromA.attributes);
+    expect(Object.keys(fromB.values).sort()).toEqual(['coffee_cups', 'custom', 'mood', 'mood_note', 'saw_friends', 'steps', 'weight', 'went_running']);
+    expect(fromB.values).toEqual(fromA.values);
+  },
+  120000,
+);

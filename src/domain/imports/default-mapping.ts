@@ -3,16 +3,14 @@
  * it too). A Daybook export says what each column is: its template, or its name, label, group,
  * value type and priority, which a new attribute keeps, so a round trip gives the same attributes
  * and custom tags stay tags. An Apple Health export's columns are templates. Other files get the proposal of mapping.ts (existing attributes by
- * name or label, then templates, else a new custom attribute), passed in by the caller.
+ * name or label, then templates, else a new custom attribute).
  */
 import type { Knex } from 'knex';
 import { GROUP_NAMES, GROUPS } from '../../db/catalogue-groups';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
 import { CUSTOM_GROUP, TAG_VALUE_TYPE } from '../tracking/custom-tag';
+import { proposeMapping } from './mapping';
 import type { ColumnTarget, FileColumn, ImportReader, Mapping } from './types';
-
-/** proposeMapping (src/domain/imports/mapping.ts): the proposal for files that do not describe their columns. */
-export type ProposeMapping = (db: Knex, userId: number, columns: FileColumn[]) => Promise<Mapping>;
 
 /** A group by name, or by its label (Daybook's CSV export names groups by label: "Food and drink"). */
 function groupNamed(group: string | undefined): string {
@@ -39,11 +37,10 @@ export function exportedColumnTarget(column: FileColumn): ColumnTarget {
 }
 
 /** The starting mapping for the file. */
-export async function defaultMapping(db: Knex, userId: number, reader: ImportReader, propose?: ProposeMapping): Promise<Mapping> {
+export async function defaultMapping(db: Knex, userId: number, reader: ImportReader): Promise<Mapping> {
   // Apple Health's columns are templates (docs/apple-health.md): each becomes its template's attribute.
   if (reader.format === 'daybook-json' || reader.format === 'daybook-csv' || reader.format === 'apple-health') {
     return Object.fromEntries(reader.columns.map((column) => [column.key, exportedColumnTarget(column)]));
   }
-  if (!propose) throw new Error(`No mapping proposal for ${reader.format} files.`);
-  return propose(db, userId, reader.columns);
+  return proposeMapping(db, userId, reader.columns);
 }

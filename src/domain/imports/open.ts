@@ -6,6 +6,7 @@
  */
 import { open } from 'node:fs/promises';
 import { openAppleHealth } from './apple-health';
+import { openCsv } from './csv';
 import { openDaybookJson } from './daybook-json';
 import { ImportFault, type ImportReader, type OpenReader, type ProgressListener } from './types';
 
@@ -34,6 +35,7 @@ const READERS: Partial<Record<Family, OpenReader>> = {
   zip: openAppleHealth,
   xml: openAppleHealth,
   json: openDaybookJson,
+  csv: openCsv,
 };
 
 /** Opens the file with the reader its content calls for. */
