@@ -1,12 +1,11 @@
 /**
- * What the import job needs of the engine (domain/imports/: openImportFile, proposeMapping,
+ * What the import job needs of the engine (domain/imports/: openImportFile, defaultMapping,
  * runImport), in one small interface, so that the job's steps read the same whichever process
  * runs them and the engine's own API stays the engine's.
  */
 import type { Knex } from 'knex';
 import { createImport, findImportById, hasAppliedBatches, runImport, setImportOptions, trackProgress } from '../domain/imports/engine';
 import { defaultMapping } from '../domain/imports/default-mapping';
-import { proposeMapping } from '../domain/imports/mapping';
 import { openImportFile } from '../domain/imports/open';
 import type { ExistingDays, ImportFormat, ImportOptions, ImportReader, ImportReport, Mapping, OpenReader, ProgressListener } from '../domain/imports/types';
 
@@ -70,6 +69,6 @@ async function runWithEngine(db: Knex, input: EngineRun): Promise<{ runId: numbe
 /** The engine of domain/imports. */
 export const DEFAULT_IMPORT_ENGINE: ImportEngine = {
   open: openImportFile,
-  propose: (db, userId, reader) => defaultMapping(db, userId, reader, proposeMapping),
+  propose: defaultMapping,
   run: runWithEngine,
 };
