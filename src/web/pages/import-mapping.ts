@@ -53,8 +53,10 @@ function selected(yes: boolean): Html {
 }
 
 function columnChoice(column: FileColumn, index: number, target: ColumnTarget | undefined, attributes: OwnAttribute[]): Html {
-  const choice = choiceOf(target);
   const owned = new Set(attributes.map((a) => a.template).filter((t): t is string => t !== null));
+  // A template the person already has is chosen as their attribute of it (the templates list leaves it out).
+  const mine = target?.kind === 'template' ? attributes.find((a) => a.template === target.template) : undefined;
+  const choice = mine ? `a:${mine.name}` : choiceOf(target);
   const templates = TEMPLATES.filter((t) => !owned.has(t.name));
   const newLabel = target?.kind === 'new' ? target.label : column.label;
   const newType = target?.kind === 'new' ? target.valueType : (column.valueType ?? 1);
