@@ -89,7 +89,18 @@ export interface Config {
   metricsToken: string | undefined;
   /** Webhook delivery (WEBHOOK_* settings, documented in src/jobs/webhook-delivery.ts); loopback endpoints only outside production. */
   webhooks: WebhookSettings;
+  /** IMPORT_MAX_BYTES: the largest file /settings/import takes (a larger upload is answered 413 and nothing of it is kept). */
+  importMaxBytes: number;
+  /**
+   * IMPORT_DIR: where uploaded import files wait for their import job (web/pages/import-upload.ts);
+   * the web and worker processes must share it. Default: DATA_DIR/imports when DATA_DIR is set or
+   * the database is embedded, else the OS temp dir's daybook-imports.
+   */
+  importDir: string;
 }
+
+/** IMPORT_MAX_BYTES's default: 2 GiB (a five-year Apple Health export.zip is a few hundred MB). */
+export const DEFAULT_IMPORT_MAX_BYTES = 2 * 1024 ** 3;
 
 /** Thrown when a setting has a value the service cannot run with. */
 export class ConfigError extends Error {}
@@ -196,11 +207,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (dbQueryTimeoutMs > 0 && dbStatementTimeoutMs > 0 && dbQueryTimeoutMs <= dbStatementTimeoutMs) {
     throw new ConfigError('DB_QUERY_TIMEOUT_MS must be above DB_STATEMENT_TIMEOUT_MS, so that a database that is there cancels a slow statement itself.');
   }
+  const dataDir = path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data'));
+  const databaseUrl = optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   return {
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
-    databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    dataDir: path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data')),
+    databaseUrl,
+    dataDir,
     embeddedPgPort: integer(env, 'EMBEDDED_PG_PORT', 54329, 1, 65535),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     databaseReplicaUrls: urlList(env, 'DATABASE_REPLICA_URLS', ['postgres:', 'postgresql:']),
@@ -241,6 +254,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       expireSeconds: integer(env, 'WEBHOOK_EXPIRE_SECONDS', DEFAULT_WEBHOOK_SETTINGS.expireSeconds, 2, 3600),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     },
+    importMaxBytes: integer(env, 'IMPORT_MAX_BYTES', DEFAULT_IMPORT_MAX_BYTES, 1024, Number.MAX_SAFE_INTEGER),
+    importDir: path.resolve(
+      env.IMPORT_DIR || (env.DATA_DIR || databaseUrl === undefined ? path.join(dataDir, 'imports') : path.join(os.tmpdir(), 'daybook-imports')),
+    ),
   };
 }
 

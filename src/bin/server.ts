@@ -109,6 +109,7 @@ async function prepare(config: Config, logger: Logger): Promise<Prepared> {
       concurrency: config.workerConcurrency,
       webhooks: config.webhooks,
       replicas: database.replicas,
+      importDir: config.importDir,
     });
   }
   return { database, secretKey, demo, jobs };

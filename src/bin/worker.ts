@@ -23,6 +23,7 @@ async function main(): Promise<void> {
     concurrency: config.workerConcurrency,
     webhooks: config.webhooks,
     replicas: database.replicas,
+    importDir: config.importDir,
   });
   logger.info({ database: database.description, concurrency: config.workerConcurrency }, `Daybook worker running using ${database.description}`);
 

@@ -16,12 +16,16 @@
  * - `value-changes-sweep` (cron every minute): enqueues `insights-user` for everyone with rows in
  *   `value_changes`, which the write endpoints insert in the same transaction as a write; the run
  *   deletes the rows it saw. `enqueueInsights(userId)` does the same at once.
+ * - `import-run` {importId} and `import-sweep` (cron every minute): imports of /settings/import
+ *   (jobs/import-jobs.ts).
  * - `housekeeping` (cron hourly at :17): deletes expired sessions, ended rate-limit windows, dead
  *   grants' tokens, old authorisation codes and idempotency keys past 24 hours (domain/housekeeping.ts).
  *
  * A job killed half-way leaves its transaction rolled back (the previous results stay); pg-boss
  * expires it after EXPIRE_SECONDS and retries it.
  */
+import os from 'node:os';
+import path from 'node:path';
 import PgBoss from 'pg-boss';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -32,6 +36,8 @@ import { weekDate } from '../analytics/week';
 import { sweepExpired } from '../domain/housekeeping';
 import { DEFAULT_WEBHOOK_SETTINGS, DELIVER_QUEUE, startWebhookJobs, type WebhookSettings, type Webhooks } from './webhook-delivery';
 import { ADVISORY_LOCKS, withSessionLock } from '../db/advisory-locks';
+import { IMPORT_QUEUES, startImportJobs, type ImportJobs } from './import-jobs';
+import { DEFAULT_IMPORT_ENGINE, type ImportEngine } from './import-engine';
 import { knexRaw, raw, sql } from '../db/sql';
 
 export const QUEUES = {
@@ -82,6 +88,10 @@ export interface JobsOptions {
   webhooks?: WebhookSettings;
   /** The streaming replicas the derive jobs load a person's data from (src/db/replicas.ts), when set. */
   replicas?: Replicas;
+  /** The upload folder of imports (config IMPORT_DIR), whose orphaned files the import sweep removes. */
+  importDir?: string;
+  /** The import engine (tests may give another). */
+  importEngine?: ImportEngine;
   /** Replaces the per-person work (tests). */
   run?: { derive?: (userId: number) => Promise<unknown>; insights?: (userId: number) => Promise<unknown> };
 }
@@ -98,6 +108,8 @@ export interface Jobs {
   sweepChanges(): Promise<number>;
   /** The webhook dispatcher and delivery queue (src/jobs/webhook-delivery.ts). */
   webhooks: Webhooks;
+  /** The imports' queue (jobs/import-jobs.ts). */
+  imports: ImportJobs;
   /** Waiting jobs (created or retrying) per queue, for the metrics. */
   queueSizes(): Promise<Record<string, number>>;
   /** Stops taking jobs, lets running ones finish (up to `timeoutMs`), closes pg-boss's pool. */
@@ -147,6 +159,7 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
       await boss.createQueue(name, { name, policy: 'stately' });
     }
     await boss.createQueue(DELIVER_QUEUE, { name: DELIVER_QUEUE, policy: 'standard' });
+    for (const name of IMPORT_QUEUES) await boss.createQueue(name, { name, policy: 'stately' });
   });
 
   const enqueueDerive = (userId: number) => boss.send(QUEUES.derive, { userId }, personOptions(userId));
@@ -216,6 +229,18 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     work,
     pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
   });
+  const imports = await startImportJobs({
+    boss,
+    db,
+    logger,
+    now,
+    engine: options.importEngine ?? DEFAULT_IMPORT_ENGINE,
+    dir: options.importDir ?? path.join(os.tmpdir(), 'daybook-imports'),
+    work,
+    schedule: options.schedule ?? work,
+    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+    onImported: enqueueDerive,
+  });
   if (work) {
     const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
     const concurrency = options.concurrency ?? 1;
@@ -258,8 +283,9 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     sweep,
     sweepChanges,
     webhooks,
+    imports,
     async queueSizes() {
-      const names = [...Object.values(QUEUES), DELIVER_QUEUE];
+      const names = [...Object.values(QUEUES), DELIVER_QUEUE, ...IMPORT_QUEUES];
       const sizes = await Promise.all(names.map((name) => boss.getQueueSize(name)));
       return Object.fromEntries(names.map((name, i) => [name, sizes[i] ?? 0]));
     },

@@ -1,7 +1,7 @@
 /**
  * The pages for people, server-rendered and usable without JavaScript: sign up, log in, your data
  * (tracking by hand, patterns), profile, app management, connected apps, attribute settings,
- * simple token, your account (download, delete). (The consent page belongs to the OAuth
+ * simple token, your account (download, delete), importing one's history. (The consent page belongs to the OAuth
  * document: src/oauth/authorize.ts.)
  */
 import Router from '@koa/router';
@@ -9,6 +9,7 @@ import type { Deps } from '../deps';
 import { accountPages } from './pages/sign-in';
 import { attributePageRoutes } from './pages/attribute';
 import { homePages } from './pages/home';
+import { importPages } from './pages/import';
 import { insightPages } from './pages/insights';
 import { appPages } from './pages/apps';
 import { appWebhookPages } from './pages/app-webhooks';
@@ -35,6 +36,7 @@ export function webRoutes(deps: Deps): Router {
   attributePages(router, deps);
   simpleTokenPages(router, deps);
   yourAccountPages(router, deps);
+  importPages(router, deps);
   insightPages(router, deps);
   // Last: /data/<attribute> must not take the data pages' own addresses (web/links.ts).
   attributePageRoutes(router, deps);

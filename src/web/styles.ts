@@ -95,6 +95,11 @@ li.weekline .figures{grid-column:1/-1;font-size:.9rem}
 svg.weekspark{color:var(--accent)}
 fieldset.choices{border:0;padding:0;margin:0;min-width:0}
 fieldset.choices legend{padding:0;margin:0 0 .3rem;color:var(--muted);font-size:.9rem}
+fieldset.column{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem;margin:0 0 .8rem;min-width:0}
+fieldset.column legend{font-weight:600;padding:0 .3rem;overflow-wrap:anywhere}
+fieldset.column select{max-width:100%}
+progress{width:100%;max-width:30rem;height:1rem;accent-color:var(--accent)}
+ul.problems li{overflow-wrap:anywhere}
 label.choice{display:inline-flex;margin:0 .15rem .3rem 0;font-weight:400}
 label.choice input{position:absolute;opacity:0;width:1px;height:1px}
 label.choice span{display:inline-block;min-width:2.4rem;text-align:center;padding:.4rem .5rem;border:1px solid var(--field-line);border-radius:6px;cursor:pointer;background:var(--field)}

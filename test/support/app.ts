@@ -155,7 +155,15 @@ export async function startTestApp(env: Record<string, string> = {}, options: St
     replicas,
   };
   const jobs = config.workers
-    ? await startJobs({ connectionString: config.databaseUrl!, db, logger: deps.logger, now: deps.now, pollingIntervalSeconds: 0.5, webhooks: config.webhooks })
+    ? await startJobs({
+        connectionString: config.databaseUrl!,
+        db,
+        logger: deps.logger,
+        now: deps.now,
+        pollingIntervalSeconds: 0.5,
+        webhooks: config.webhooks,
+        importDir: config.importDir,
+      })
     : undefined;
   deps.jobs = jobs;
   const { app } = await createApp(deps);

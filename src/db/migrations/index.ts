@@ -22,6 +22,7 @@ import * as webhookErrorWords from './20261126183001_webhook_error_words';
 import * as refreshSuccessors from './20261126182001_refresh_successors';
 import * as insightAsOf from './20261126193001_insight_as_of';
 import * as imports from './20261127120001_imports';
+import * as importUploads from './20261127160001_import_uploads';
 
 /** One migration as knex's custom migration source sees it. */
 export interface NamedMigration {
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly NamedMigration[] = [
   { name: '20261126196001_webhook_delivery_retention', ...webhookDeliveryRetention },
   { name: '20261127120001_imports', ...imports },
   { name: '20261127140001_person_writes', ...personWrites },
+  { name: '20261127160001_import_uploads', ...importUploads },
 ];

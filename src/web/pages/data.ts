@@ -189,7 +189,7 @@ ${date < today ? html`<a href="/data?date=${addDays(date, 1)}" rel="next">${shor
 </form></div>
 ${
   results.length === 0
-    ? html`<div class="card"><p>Nothing is tracked yet. Connect an app that writes your data, or <a href="/data/track">track something by hand</a>.</p></div>`
+    ? html`<div class="card"><p>Nothing is tracked yet. Connect an app that writes your data, <a href="/data/track">track something by hand</a>, or <a href="/settings/import">import your history</a> (Apple Health, a CSV, a Daybook export).</p></div>`
     : anyMine
       ? html`<form method="post" action="/data/day" class="day">
 <input type="hidden" name="csrf_token" value="${nav.csrf}"><input type="hidden" name="date" value="${date}">

@@ -96,7 +96,8 @@ ${passwordCard(nav.csrf, problemOf?.form === 'password' ? problemOf.text : undef
 <ul>
 <li><a href="/settings/account/export/values.csv" download>Your values (CSV)</a>: one row per attribute per day, for spreadsheets.</li>
 <li><a href="/settings/account/export/data.json" download>Everything (JSON)</a>: your profile, attributes with their values, averages, correlations and insights of every week, your apps and the apps you connected.</li>
-</ul></div>
+</ul>
+<p>Bringing data in: <a href="/settings/import">import your history</a> from an Apple Health export, a CSV, or a Daybook export.</p></div>
 <form method="post" action="/settings/account/delete" class="card">
 <input type="hidden" name="csrf_token" value="${nav.csrf}">
 <h2>Delete your account</h2>
