@@ -12,8 +12,13 @@ import type { Knex } from 'knex';
 const SKIPPED_TABLES = new Set(['knex_migrations', 'knex_migrations_lock', 'rate_limits', 'throttle_events', 'sign_in_known_addresses']);
 /** Columns that record use, not data: a token's "last used" minute, a session's "last seen" minute. */
 const SKIPPED_COLUMNS = new Set(['tokens.last_used_at', 'sessions.last_seen_at']);
-/** The person-keyed tables compared row by row (`PersonState`) instead of in the digest. */
-export const PERSON_TABLES = ['attributes', 'attribute_values', 'attribute_services', 'value_changes'];
+/**
+ * The person-keyed tables compared row by row (`PersonState`) instead of in the digest, and
+ * `person_writes`, the person's last-write mark for read replicas (docs/operating.md, "Read
+ * replicas"), which a trigger moves with every statement that changes their data: left out for the
+ * person, while another person's mark moving still shows in the digest.
+ */
+export const PERSON_TABLES = ['attributes', 'attribute_values', 'attribute_services', 'value_changes', 'person_writes'];
 
 export interface DigestOptions {
   /** Rows of this person in PERSON_TABLES are left out (compared by `personState`). */
