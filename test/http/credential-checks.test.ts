@@ -33,7 +33,7 @@ test('building a backend checks its modes (the v1 document with a handler for ev
   await expect(createBackend('v1', handlers)).resolves.toMatchObject({ name: 'v1' });
 });
 
-test('only version 2 reads and value writes check with their first statement; an unknown operation is checked before', () => {
+test('only version 2 reads, value writes, acquire and create check with their first statement; an unknown operation is checked before', () => {
   const firstStatement = Object.entries(CREDENTIAL_CHECKS)
     .flatMap(([api, modes]) => Object.entries(modes).map(([id, mode]) => [`${api}:${id}`, mode]))
     .filter(([, mode]) => mode === 'first-statement')
@@ -41,6 +41,8 @@ test('only version 2 reads and value writes check with their first statement; an
     .sort();
   expect(firstStatement).toEqual(
     [
+      'v2:acquireAttributes',
+      'v2:createAttributes',
       'v2:getProfile',
       'v2:incrementAttributeValues',
       'v2:listAttributeValues',
