@@ -67,14 +67,24 @@ export interface PersonReads {
   covers(answer: ReplicaAnswer<unknown>, primaryMark: string | null): boolean;
 }
 
+/** Awaits the answer of the statement that carries `guard` (see guardedDatabase). */
+type Carry = <T>(guard: FirstStatementGuard | undefined, answer: Promise<T>) => Promise<T>;
+const answered: Carry = (_guard, answer) => answer;
+
 /**
  * `statement` on the replica and the mark (behind the guard, if one is carried) on the primary, at
  * once: one round trip. The guard decides first (the replica's rows are dropped when it stops the
  * request); the replica's rows are used when they hold the person's writes, else the primary reads.
  */
-async function readOnReplica<R>(db: Knex, person: PersonReads, carried: FirstStatementGuard | undefined, statement: Sql): Promise<R[]> {
+async function readOnReplica<R>(
+  db: Knex,
+  person: PersonReads,
+  carried: FirstStatementGuard | undefined,
+  statement: Sql,
+  carry: Carry = answered,
+): Promise<R[]> {
   const onReplica = person.read<R>(statement);
-  const onPrimary = await rows<{ person_mark: string | null }>(db, carried ? guardedRead(carried.ctes, person.mark) : person.mark);
+  const onPrimary = await carry(carried, rows<{ person_mark: string | null }>(db, carried ? guardedRead(carried.ctes, person.mark) : person.mark));
   carried?.take(onPrimary[0]);
   const answer = await onReplica;
   if (answer && person.covers(answer, onPrimary[0]?.person_mark ?? null)) return answer.rows;
@@ -106,25 +116,38 @@ function guardedRead(ctes: Sql, read: Sql): Sql {
 /** A request's handle whose first statement carries `guard`; `person`: its reads go to a replica. */
 export function guardedDatabase(db: Knex, guard: FirstStatementGuard, person?: PersonReads): RequestDatabase {
   let pending: FirstStatementGuard | undefined = guard;
-  /** The guard once, for the statement about to carry it (it is taken whatever that statement answers). */
+  /** The guard once, for the statement about to carry it (spent once that statement answers, whatever it answers). */
   const claim = () => {
     const claimed = pending;
     pending = undefined;
     return claimed;
   };
+  /**
+   * A statement that carried the guard and failed was rolled back whole, its count and recheck with
+   * it: the guard is pending again, so a caller that catches the error and goes on (an increment
+   * whose total overflows falls back to the locked path) still runs it before anything else.
+   */
+  const carry: Carry = async (carried, answer) => {
+    try {
+      return await answer;
+    } catch (error) {
+      pending ??= carried;
+      throw error;
+    }
+  };
   const handle: RequestDatabase = {
     async read<R>(statement: Sql): Promise<R[]> {
       const carried = claim();
-      if (person) return readOnReplica<R>(db, person, carried, statement);
+      if (person) return readOnReplica<R>(db, person, carried, statement, carry);
       if (!carried) return rows<R>(db, statement);
-      const answer = await rows<R & { guard_found: boolean | null }>(db, guardedRead(carried.ctes, statement));
+      const answer = await carry(carried, rows<R & { guard_found: boolean | null }>(db, guardedRead(carried.ctes, statement)));
       carried.take(answer[0]);
       // The rows keep the guard's columns (not copied without them: the readers pick their fields).
       return answer[0].guard_found === null ? [] : answer;
     },
     async write<R>(build: (guard: Sql | undefined) => Sql): Promise<R[]> {
       const carried = claim();
-      const answer = await rows<R>(db, build(carried?.ctes));
+      const answer = await carry(carried, rows<R>(db, build(carried?.ctes)));
       carried?.take(answer[0] as Record<string, unknown> | undefined);
       return answer;
     },

@@ -250,3 +250,60 @@ describe('value writes that recheck the credentials in their own statement', () 
     expect(await stored(userId, 'mood')).toBeUndefined();
   });
 });
+
+describe('a write whose one statement fails and falls back to the locked path', () => {
+  /**
+   * A service's token, remembered, with `weight` (no range) read into the instance's attribute
+   * memory, and `date` holding 1e308: an increment of 1e308 there is sent as the one statement,
+   * whose float total overflows, so it is rolled back and the batch runs again on the locked path.
+   */
+  async function remembered(date: string): Promise<{ bearer: string; userId: number; clientPk: number }> {
+    const w = await writer(app, ['health_read', 'health_write']);
+    await acquire(app, w.a, ['weight']);
+    for (const value of [1, 1e308]) {
+      expect((await app.post('/api/2/attributes/update/', { bearer: w.a, json: [{ name: 'weight', date, value }] })).status).toBe(200);
+    }
+    return { bearer: w.a, userId: w.user.id, clientPk: w.clientA.id };
+  }
+  /** An increment of 1e308 on `date`, and of 5 on the day before (which has no value yet). */
+  const overflowing = (bearer: string, date: string) =>
+    app.post('/api/2/attributes/increment/', {
+      bearer,
+      json: [
+        { name: 'weight', date, value: 1e308 },
+        { name: 'weight', date: dayBefore(date), value: 5 },
+      ],
+    });
+  const dayBefore = (date: string) => new Date(Date.parse(date) - 86_400_000).toISOString().slice(0, 10);
+  const stored = async (userId: number, date: string) => (await app.db('attribute_values').where({ user_id: userId, date }).first('value_num'))?.value_num;
+
+  test('the overflowing item fails alone, the other is applied once, and the request is counted once', async () => {
+    const { bearer, userId } = await remembered('2026-03-01');
+    const remaining = async () => Number((await app.get('/api/2/accounts/profile/', { bearer })).headers.get('x-ratelimit-remaining'));
+    const before = await remaining();
+    const res = await overflowing(bearer, '2026-03-01');
+    expect([res.status, res.body.success.map((s: { current: number }) => s.current), res.body.failed.length]).toEqual([202, [5], 1]);
+    expect([await stored(userId, '2026-03-01'), await stored(userId, '2026-02-28')]).toEqual([1e308, 5]);
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBe(before - 1);
+    expect(await remaining()).toBe(before - 2);
+  });
+
+  test('a revoked token is refused and writes nothing', async () => {
+    const { bearer, userId } = await remembered('2026-03-02');
+    await app.db('tokens').where({ user_id: userId }).update({ revoked_at: new Date() });
+    expect((await overflowing(bearer, '2026-03-02')).status).toBe(401);
+    expect([await stored(userId, '2026-03-02'), await stored(userId, '2026-03-01')]).toEqual([1e308, undefined]);
+  });
+
+  test('past the limit it is refused with 429 and writes nothing', async () => {
+    const { bearer, userId, clientPk } = await remembered('2026-03-03');
+    const limit = Number((await app.get('/api/2/accounts/profile/', { bearer })).headers.get('x-ratelimit-limit'));
+    await app
+      .db('rate_limits')
+      .where({ key: `api:person:${userId}:app:${clientPk}` })
+      .update({ points: limit });
+    const res = await overflowing(bearer, '2026-03-03');
+    expect([res.status, res.headers.get('retry-after') !== null]).toEqual([429, true]);
+    expect([await stored(userId, '2026-03-03'), await stored(userId, '2026-03-02')]).toEqual([1e308, undefined]);
+  });
+});
