@@ -21,7 +21,8 @@ import { checkValue } from '../tracking/writes/value-rules';
 import { refreshCustomTexts } from '../tracking/writes/custom-tags';
 import type { WriteContext } from '../tracking/writes/context';
 import { dayLockKeys, dayLocks } from '../tracking/writes/day-locks';
-import { dayKey, valueRows } from '../tracking/writes/verified-write';
+import { dayKey } from '../tracking/writes/verified-write';
+import { writeDays } from '../tracking/writes/stored-days';
 import { NO_VALUE, readFileValue } from './cells';
 import type { ResolvedColumn } from './resolve';
 import type { ExistingDays, FileValue, ImportCounts, ImportProblem } from './types';
@@ -104,28 +105,13 @@ function decide(day: DayValue, row: StoredRow | undefined, existing: ExistingDay
   return existing === 'replace' && day.column.replaceable ? 'changed' : 'kept';
 }
 
-/** Step 2: the days to write, with their dates marked changed for the derived data. */
-async function writeDays(trx: Knex.Transaction, context: WriteContext, days: DayValue[], existing: ExistingDays): Promise<void> {
-  const rows = valueRows(days.map((d) => ({ attribute: d.column.attribute, date: d.date, value: d.value })));
-  // Under keep, a day that was empty when read and is not any more keeps what another writer stored.
-  const onConflict =
-    existing === 'keep'
-      ? sql`do nothing`
-      : sql`do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`;
-  await inTransaction(
-    trx,
-    sql`with written as (
-         insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-         select ${context.userId}, v.attribute_id, v.date, v.value_num, v.value_text, ${context.now}::timestamptz
-           from ${rows}
-          order by v.position
-         on conflict (user_id, attribute_id, date) ${onConflict}
-         returning date
-       )
-       insert into value_changes (user_id, date, changed_at)
-       select distinct ${context.userId}::bigint, w.date, ${context.now}::timestamptz from written w order by 2
-       on conflict (user_id, date) do update set changed_at = excluded.changed_at`,
-  );
+/**
+ * Step 2: the days to write, with their dates marked changed for the derived data. Under keep, a
+ * day that was empty when read and is not any more keeps what another writer stored.
+ */
+async function storeDays(trx: Knex.Transaction, context: WriteContext, days: DayValue[], existing: ExistingDays): Promise<void> {
+  const values = days.map((d) => ({ attribute: d.column.attribute, date: d.date, value: d.value }));
+  await inTransaction(trx, writeDays(context, values, existing));
 }
 
 /**
@@ -140,7 +126,7 @@ export async function applyDays(db: Knex, context: WriteContext, days: DayValue[
   const toWrite = days.filter((_day, index) => outcomes[index] === 'added' || outcomes[index] === 'changed');
   if (toWrite.length === 0) return outcomes;
   const trx = db as Knex.Transaction;
-  await writeDays(trx, context, toWrite, options.existing);
+  await storeDays(trx, context, toWrite, options.existing);
   const retext = toWrite.filter((d) => d.column.isTag).map((d) => d.date);
   if (retext.length > 0) await refreshCustomTexts(trx, context, retext);
   return outcomes;

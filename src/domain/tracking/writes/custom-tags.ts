@@ -11,6 +11,7 @@ import { CUSTOM_GROUP, isCustomTag, isCustomTagSql } from '../custom-tag';
 import type { WritableAttribute, WriteContext } from './context';
 
 import { CUSTOM_STRING_TEMPLATE, fitLabels } from './custom-text';
+import { upsertDays } from './stored-days';
 
 export { CUSTOM_STRING_TEMPLATE } from './custom-text';
 
@@ -88,12 +89,7 @@ export async function refreshCustomTexts(trx: Knex.Transaction, context: WriteCo
   const texts = days.filter((date) => withText.has(date) || tagsOf.get(date)!.length > 0).map((date) => ({ date, text: customText(tagsOf.get(date)!) }));
   if (texts.length === 0) return;
   customId ??= await createCustomAttribute(trx, context);
-  await inTransaction(
-    trx,
-    sql`insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-       select ${context.userId}, ${customId}, t.date, null, t.text, ${context.now}::timestamptz
-         from unnest(${texts.map((t) => t.date)}::date[], ${texts.map((t) => t.text)}::text[]) with ordinality as t(date, text, position) order by t.position
-       on conflict (user_id, attribute_id, date)
-       do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at`,
-  );
+  const textRows = sql`(select ${customId}::bigint as attribute_id, t.date, null::float8 as value_num, t.text as value_text, t.position
+      from unnest(${texts.map((t) => t.date)}::date[], ${texts.map((t) => t.text)}::text[]) with ordinality as t(date, text, position)) as v`;
+  await inTransaction(trx, upsertDays(context, textRows, { onStored: 'replace' }));
 }

@@ -9,7 +9,8 @@ import type { Knex } from 'knex';
 import { inTransaction, raw, sql } from '../../../db/sql';
 import { ItemError, type Outcomes } from './batch';
 import { WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
-import { dayKey, valueRows } from './verified-write';
+import { dayKey } from './verified-write';
+import { writeDays } from './stored-days';
 import { checkTotal } from './value-rules';
 import { CUSTOM_STRING_TEMPLATE, isTag, refreshCustomTexts } from './custom-tags';
 import { dayLockKeys, dayLocks } from './day-locks';
@@ -70,18 +71,11 @@ function applyInOrder(operations: Operation[], starts: ReadonlyMap<string, numbe
 async function writeTotals(trx: Knex.Transaction, context: WriteContext, days: DayTotal[]): Promise<void> {
   await inTransaction(
     trx,
-    sql`with written as (
-         insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-         select ${context.userId}, v.attribute_id, v.date, v.value_num, v.value_text, ${context.now}::timestamptz
-           from ${valueRows(days.map((d) => ({ ...d, value: d.total })))}
-          order by v.position
-         on conflict (user_id, attribute_id, date)
-         do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at
-         returning date
-       )
-       insert into value_changes (user_id, date, changed_at)
-       select distinct ${context.userId}::bigint, w.date, ${context.now}::timestamptz from written w order by 2
-       on conflict (user_id, date) do update set changed_at = excluded.changed_at`,
+    writeDays(
+      context,
+      days.map((d) => ({ ...d, value: d.total })),
+      'replace',
+    ),
   );
 }
 

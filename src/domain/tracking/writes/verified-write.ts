@@ -10,11 +10,11 @@
  */
 import type { Database } from '../../../db/database';
 import { empty, join, raw, sql, type Sql } from '../../../db/sql';
-import { storedValue } from '../values';
 import type { WritableAttribute, WriteContext } from './context';
 import { dayLockKeys, dayLocks } from './day-locks';
 import { isTag } from './custom-tags';
 import { hasRange } from './value-rules';
+import { byDayKey, markDaysChanged, upsertDays, valueRows } from './stored-days';
 
 /** What one item does to one day, after the rules passed it. */
 export interface DayOperation {
@@ -96,20 +96,6 @@ const COMPARED = {
 } as const;
 const COMPARED_COLUMNS = Object.keys(COMPARED) as Array<keyof typeof COMPARED>;
 
-const SORT_DAYS = (a: { attribute: { id: number }; date: string }, b: { attribute: { id: number }; date: string }) =>
-  a.attribute.id - b.attribute.id || (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
-
-/**
- * Days' values to upsert as `unnest(…) with ordinality as v(attribute_id, date, value_num, value_text, position)`,
- * in key order (attribute, date), so that concurrent batches lock their rows in one order.
- */
-export function valueRows(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Sql {
-  const sorted = [...days].sort(SORT_DAYS);
-  const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.value));
-  return sql`unnest(${sorted.map((d) => d.attribute.id)}::bigint[], ${sorted.map((d) => d.date)}::date[], ${stored.map((v) => v.value_num)}::float8[], ${stored.map((v) => v.value_text)}::text[])
-    with ordinality as v(attribute_id, date, value_num, value_text, position)`;
-}
-
 /** The attributes as the rules read them, as `unnest(…) as e(id, name, template_name, …)`. */
 function expectedAttributes(attributes: WritableAttribute[]): Sql {
   const arrays = COMPARED_COLUMNS.map((column) => sql`${attributes.map((a) => a[column])}::${raw(COMPARED[column])}[]`);
@@ -130,7 +116,7 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
   const finals = new Map<string, DayOperation>();
   for (const operation of operations) finals.set(dayKey(operation.attribute.id, operation.date), operation);
   const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
-  const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(SORT_DAYS);
+  const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(byDayKey);
   const ids = attributes.map((a) => a.id);
   const keys = dayLockKeys(
     context.userId,
@@ -152,14 +138,7 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
         on l.id = e.id and ${raw(COMPARED_COLUMNS.map((c) => `l.${c} is not distinct from e.${c}`).join(' and '))}
   ),
   set_days as (
-    insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-    select ${userId}, v.attribute_id, v.date, v.value_num, v.value_text, ${now}::timestamptz
-      from fresh, ${valueRows(updates)}
-     where fresh.ok
-     order by v.position
-    on conflict (user_id, attribute_id, date)
-    do update set value_num = excluded.value_num, value_text = excluded.value_text, updated_at = excluded.updated_at
-    returning date
+    ${upsertDays(context, sql`fresh, ${valueRows(updates)}`, { onStored: 'replace', where: sql`fresh.ok` })}
   ),
   added as (
     insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
@@ -173,9 +152,7 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
     returning attribute_id, date, value_num
   ),
   changed as (
-    insert into value_changes (user_id, date, changed_at)
-    select distinct ${userId}::bigint, d.date, ${now}::timestamptz from (select date from set_days union all select date from added) as d order by 2
-    on conflict (user_id, date) do update set changed_at = excluded.changed_at
+    ${markDaysChanged(context, sql`select date from set_days union all select date from added`)}
   )
   select ${guard ? sql`guard.*, ` : empty}fresh.ok, added.attribute_id, added.date, added.value_num from ${guard ? sql`guard, ` : empty}fresh left join added on true`;
 }
