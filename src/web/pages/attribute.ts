@@ -8,7 +8,7 @@ import type Router from '@koa/router';
 import type Koa from 'koa';
 import { personDatabase, type Deps } from '../../deps';
 import { TEMPLATES_BY_NAME } from '../../db/catalogue-templates';
-import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
+import type { AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { listAverages } from '../../domain/derived/averages';
 import { listCorrelations } from '../../domain/derived/correlations';
 import { listInsightEntries } from '../../domain/derived/insights';
@@ -26,7 +26,7 @@ import { attributeChart, isCharted, numericValue, pointsOf, roundFor, shownType,
 import { DAILY_UP_TO, daysPerWeek, weeklyMeans } from '../weekly';
 import { VALUE_TYPES } from '../../db/catalogue-value-types';
 import { displayUnit, formatValue } from '../values';
-import { EVERYTHING, personOf } from './data';
+import { attributeDays, EVERYTHING, personOf } from './data';
 import { heatCaption, tagWeekdayTable, weekdayTable } from './weekday-table';
 
 /** The spans the chart offers, in days (docs/pages.md, "Charts": 30, 90 and 365). */
@@ -52,18 +52,6 @@ function median(values: number[]): number | undefined {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-/** One attribute with `days` days of values up to `dateMax`, or undefined when the person has none of that name. */
-async function attributeDays(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues | undefined> {
-  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), {
-    userId,
-    visibility: EVERYTHING,
-    filters: { names: [name] },
-    dateMax,
-    days,
-  });
-  return results[0];
 }
 
 /** The numbers of the chart, newest first: days with a value (every day for a tag: a day not ticked is "No"). */

@@ -65,6 +65,22 @@ export async function personOf(deps: Deps, session: Session): Promise<User> {
   return user;
 }
 
+/**
+ * One of the person's attributes with `days` days of values up to `dateMax`, every group visible
+ * (their own pages), read where the person's reads go (a replica when configured); undefined when
+ * they have no attribute of that name.
+ */
+export async function attributeDays(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues | undefined> {
+  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), {
+    userId,
+    visibility: EVERYTHING,
+    filters: { names: [name] },
+    dateMax,
+    days,
+  });
+  return results[0];
+}
+
 /** The day a page is about: `?date=` when it is a real day, else the person's today. */
 function chosenDay(ctx: Koa.Context, today: string): string {
   const asked = ctx.query.date;

@@ -4,8 +4,8 @@
  * found with the second attribute a day later), the correlation found, and the numbers.
  */
 import type Koa from 'koa';
-import { personDatabase, type Deps } from '../../deps';
-import { listAttributeRowsWithValues, type AttributeRowWithValues } from '../../domain/tracking/attributes';
+import type { Deps } from '../../deps';
+import type { AttributeRowWithValues } from '../../domain/tracking/attributes';
 import { findCorrelationCombo } from '../../domain/derived/correlations';
 import type { Session } from '../../domain/identity/sessions';
 import { addDays, localDate } from '../../domain/time';
@@ -19,22 +19,16 @@ import { attributeHref, pairHref } from '../links';
 import { navFor } from '../session';
 import { attributeChart, axisFormat, isCharted, numericValue, pointsOf, shownType } from '../series-view';
 import { formatValue } from '../values';
-import { EVERYTHING, personOf } from './data';
+import { attributeDays, EVERYTHING, personOf } from './data';
 
 const SPANS = [30, 90, 365] as const;
 /** Both series charts keep a left margin for five-character labels ('10000', '23:30'), so their days line up. */
 const ALIGNED = marginFor(['00000']).left;
 
 async function oneAttribute(deps: Deps, userId: number, name: string, dateMax: string, days: number): Promise<AttributeRowWithValues> {
-  const { results } = await listAttributeRowsWithValues(personDatabase(deps, userId), {
-    userId,
-    visibility: EVERYTHING,
-    filters: { names: [name] },
-    dateMax,
-    days,
-  });
-  if (!results[0]) throw notFound(`You have no attribute named ${name}.`);
-  return results[0];
+  const row = await attributeDays(deps, userId, name, dateMax, days);
+  if (!row) throw notFound(`You have no attribute named ${name}.`);
+  return row;
 }
 
 export async function pairPage(ctx: Koa.Context, deps: Deps, session: Session, first: string, second: string): Promise<void> {

@@ -12,20 +12,8 @@ import { TEMPLATES_BY_NAME, type TemplateDef } from '../../../db/catalogue-templ
 import { ItemError } from './batch';
 import { WRITABLE_COLUMNS, type WritableAttribute, type WriteContext } from './context';
 
-/** A new attribute's row, as inserted. */
-export interface AttributeRow {
-  user_id: number;
-  name: string;
-  label: string;
-  template_name: string | null;
-  group_name: string;
-  value_type: number;
-  priority: number;
-  manual: boolean;
-  active: boolean;
-  owner_client_pk: number;
-  created_at: Date;
-}
+/** A new attribute's row, as inserted: the columns the write rules read (no id yet), its person, owner and creation time. */
+export type AttributeRow = Omit<WritableAttribute, 'id' | 'owner_client_pk'> & { user_id: number; owner_client_pk: number; created_at: Date };
 
 /** The inserted columns and their PostgreSQL types, in the insert's order. */
 const INSERTED = {
