@@ -3,15 +3,12 @@
  * command"): the report as JSON on stdout, exit 0 when the file went through, 3 when a fault
  * stopped it, 2 for bad arguments; run again, it continues or finds every day unchanged.
  */
-import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../src/paths';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app';
+import { startTestApp, type TestApp } from '../support/app';
+import { runAdmin } from '../support/admin-cli';
 import { makeUser } from '../support/fixtures';
 import { days, exportText, writeImportFile } from './import-files';
 
-const run = promisify(execFile);
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();
@@ -20,19 +17,7 @@ afterAll(async () => {
   await app.close();
 });
 
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const running = run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
-  });
-  running.child.stdin!.end();
-  try {
-    const { stdout, stderr } = await running;
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const admin = (...args: string[]) => runAdmin(app, args);
 
 const EXPORT = exportText([
   { name: 'steps', label: 'Steps', template: 'steps', group: 'activity', value_type: 0, values: days('2026-05-01', 25).map((d, i) => [d, 5000 + i]) },

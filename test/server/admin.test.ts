@@ -1,11 +1,7 @@
 /** The operator CLI, run as operators run it (compiled, one JSON object on stdout). */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../src/paths';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app';
+import { startTestApp, type TestApp } from '../support/app';
+import { runAdmin } from '../support/admin-cli';
 
-const run = promisify(execFile);
 let app: TestApp;
 
 beforeAll(async () => {
@@ -15,24 +11,9 @@ afterAll(async () => {
   await app.close();
 });
 
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return adminWithInput(undefined, ...args);
-}
-
-/** Runs the CLI with `input` piped to its standard input (closed at once when there is none). */
-async function adminWithInput(input: string | undefined, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const running = run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY },
-  });
-  running.child.stdin!.end(input ?? '');
-  try {
-    const { stdout, stderr } = await running;
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const admin = (...args: string[]) => runAdmin(app, args);
+/** Runs the CLI with `input` piped to its standard input. */
+const adminWithInput = (input: string | undefined, ...args: string[]) => runAdmin(app, args, { input });
 
 test('create-user, create-client and issue-token provision a working token', async () => {
   const user = await admin('create-user', '--username', 'operator_alice', '--password', 'a long password', '--timezone', 'Europe/Paris');

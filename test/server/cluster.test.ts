@@ -6,10 +6,10 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import { restartDelayMs, STABLE_MS } from '../../src/cluster';
 import { startTestApp, type TestApp } from '../support/app';
 import { descendants, serviceDataDir, startService, stopServices, waitGone, type RunningService } from '../support/process';
+import { slowRequest } from '../support/slow-request';
 
 // Two HTTP processes each load the whole app (the API documents, the pages): slow on a busy machine.
 jest.setTimeout(120_000);
@@ -122,24 +122,6 @@ test('two HTTP processes answer on one port, the schedules run once (in the prim
   expect(await service.exited).toBe(0);
   expect(await waitGone(now)).toEqual([]);
 });
-
-/** Sends a POST whose body arrives in two parts, calling `between` after the first part. */
-function slowRequest(port: number, between: () => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk) => (answer += String(chunk)));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write(
-      'POST /api/2/attributes/update/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[',
-    );
-    setTimeout(() => {
-      between();
-      setTimeout(() => socket.write(']'), 300);
-    }, 300);
-  });
-}
 
 test('SIGTERM to the primary: the request in flight is answered, then every process exits and nothing is left running', async () => {
   const service = await startCluster();

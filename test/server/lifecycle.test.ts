@@ -3,9 +3,9 @@
  * the demo account on the first start, a clean stop on SIGTERM that finishes requests in flight,
  * and recovery after SIGKILL.
  */
-import net from 'node:net';
 import { freePort } from '../support/clusters';
 import { serviceDataDir, startService, stopServices, type RunningService } from '../support/process';
+import { slowRequest } from '../support/slow-request';
 
 let dataDir: string;
 let pgPort: number;
@@ -42,24 +42,6 @@ function demoCredentials(service: RunningService): { password: string; simpleTok
   const password = /^ {2}password {6}(\S+)$/m.exec(service.stderr());
   const token = /^ {2}simple token {2}(\S+)$/m.exec(service.stderr());
   return password && token ? { password: password[1], simpleToken: token[1] } : undefined;
-}
-
-/** Sends a POST whose body arrives in two parts, calling `between` after the first part. */
-function slowRequest(port: number, between: () => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk) => (answer += String(chunk)));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-    socket.write(
-      'POST /api/2/attributes/update/ HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[',
-    );
-    setTimeout(() => {
-      between();
-      setTimeout(() => socket.write(']'), 300);
-    }, 300);
-  });
 }
 
 test('the first embedded start migrates, creates the demo account with a year of data, and logs where it listens', async () => {

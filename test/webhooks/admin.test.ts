@@ -1,12 +1,8 @@
 /** `npm run -s admin -- add-webhook | list-webhooks | test-webhook`, run as operators run them (compiled, one JSON object on stdout). */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { PROJECT_ROOT } from '../../src/paths';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/app';
+import { startTestApp, type TestApp } from '../support/app';
+import { runAdmin } from '../support/admin-cli';
 import { makeClient, makeUser } from '../support/fixtures';
 
-const run = promisify(execFile);
 let app: TestApp;
 
 beforeAll(async () => {
@@ -16,17 +12,7 @@ afterAll(async () => {
   await app.close();
 });
 
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/src/bin/admin.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: app.deps.config.databaseUrl!, SECRET_KEY: TEST_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_URLS: '1' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const admin = (...args: string[]) => runAdmin(app, args, { env: { WEBHOOK_ALLOW_PRIVATE_URLS: '1' } });
 
 test('add-webhook prints the endpoint id and its secret; the app then lists the endpoint over the API', async () => {
   const { user } = await makeUser(app);
