@@ -98,6 +98,7 @@ fieldset.choices legend{padding:0;margin:0 0 .3rem;color:var(--muted);font-size:
 fieldset.column{border:1px solid var(--line);border-radius:8px;padding:.6rem .8rem;margin:0 0 .8rem;min-width:0}
 fieldset.column legend{font-weight:600;padding:0 .3rem;overflow-wrap:anywhere}
 fieldset.column select{max-width:100%}
+fieldset.column:not(:has(option[value="new"]:checked)) .new-only{display:none}
 progress{width:100%;max-width:30rem;height:1rem;accent-color:var(--accent)}
 ul.problems li{overflow-wrap:anywhere}
 label.choice{display:inline-flex;margin:0 .15rem .3rem 0;font-weight:400}

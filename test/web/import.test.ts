@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/app';
 import { makeSession, makeUser } from '../support/fixtures';
-import { ensureChromium, launchBrowser, type Browser } from '../support/chromium';
+import { artifactPath, ensureChromium, launchBrowser, type Browser } from '../support/chromium';
 import { PAGE, csrfOf } from '../support/web';
 import { setValuesByHand, trackByHand } from '../../src/domain/tracking/manual-tracking';
 import { createUpload } from '../../src/domain/imports/uploads';
@@ -58,8 +58,11 @@ afterAll(async () => {
   fs.rmSync(importDir, { recursive: true, force: true });
 });
 
-/** axe-core's violations on the page now shown, on a phone and a laptop, light and dark. */
-async function axeViolations(): Promise<Record<string, unknown[]>> {
+/**
+ * axe-core's violations on the page now shown, on a phone and a laptop, light and dark; with
+ * `shot`, a screenshot of each is kept in test/artifacts/ (import-<shot>-<scheme>-<width>.png).
+ */
+async function axeViolations(shot?: string): Promise<Record<string, unknown[]>> {
   const found: Record<string, unknown[]> = {};
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
@@ -73,6 +76,7 @@ async function axeViolations(): Promise<Record<string, unknown[]>> {
       const wide = (await page.evaluate('document.documentElement.scrollWidth > window.innerWidth')) as boolean;
       if (wide) result.push('scrolls sideways');
       if (result.length > 0) found[`${colorScheme} ${size.width}`] = result;
+      if (shot) await page.screenshot({ path: artifactPath(`import-${shot}-${colorScheme}-${size.width}.png`), fullPage: true });
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -123,14 +127,14 @@ test('a wide CSV: preview, a changed kind of value, the check, Go, progress, the
   // Sauna visits is no template's name or label: a new attribute of the person's, whose kind they confirm (a rating, here).
   expect(await page.locator('#target_2').inputValue()).toBe('new');
   await page.selectOption('#kind_2', '8');
-  expect(await axeViolations()).toEqual({});
+  expect(await axeViolations('preview')).toEqual({});
 
   await Promise.all([page.waitForURL(/\/settings\/import\/[0-9a-f-]{36}$/), page.click('button:has-text("Check")')]);
   await waitForHeading('Checked');
   expect(await count('Would be added')).toBe('21');
   expect(await count('Refused')).toBe('0');
   expect(await page.locator('main').innerText()).toContain('Sauna visits: New: Sauna visits (a 1-9 rating)');
-  expect(await axeViolations()).toEqual({});
+  expect(await axeViolations('checked')).toEqual({});
   // The check wrote nothing.
   const before = await app.get('/api/2/attributes/values/?attribute=steps&date_max=2026-10-31', { session });
   expect(before.status === 404 || before.body.count === 0).toBe(true);
@@ -139,7 +143,7 @@ test('a wide CSV: preview, a changed kind of value, the check, Go, progress, the
   await waitForHeading('Imported');
   expect(await count('Added')).toBe('21');
   expect(await page.locator('main').innerText()).toContain('Days from 2026-10-01 to 2026-10-07');
-  expect(await axeViolations()).toEqual({});
+  expect(await axeViolations('imported')).toEqual({});
   // The file is gone once the import ended.
   expect(filesLeft()).toEqual([]);
 
@@ -257,7 +261,7 @@ test('a file that is no export says where and why, writes nothing, and is remove
   const alert = await page.locator('[role=alert]').innerText();
   expect(alert.length).toBeGreaterThan(10);
   expect(await page.locator('main').innerText()).toContain('Nothing was written');
-  expect(await axeViolations()).toEqual({});
+  expect(await axeViolations('not-an-export')).toEqual({});
   expect(filesLeft()).toEqual([]);
 });
 
@@ -275,7 +279,7 @@ test('a CSV with a bad date half-way: the check says the row and why; Go keeps w
   const result = await page.locator('main').innerText();
   expect(result).toMatch(/stopped here/);
   expect(await page.locator('button:has-text("Run again")').count()).toBe(1);
-  expect(await axeViolations()).toEqual({});
+  expect(await axeViolations('stopped')).toEqual({});
 });
 
 test('the import sweep removes files of the upload folder that no import holds once they are an hour old, and leaves younger ones', async () => {

@@ -66,6 +66,7 @@ function columnChoice(column: FileColumn, index: number, target: ColumnTarget | 
   ]
     .filter((s) => s !== '')
     .join('; ');
+  // The new attribute's name and kind (.new-only) show only while "A new attribute" is chosen: CSS :has (styles.ts), no script.
   return html`<fieldset class="column"><legend>${column.label}</legend>
 ${about ? html`<p class="muted">${about}</p>` : ''}
 <label for="target_${index}">Becomes</label>
@@ -75,7 +76,7 @@ ${about ? html`<p class="muted">${about}</p>` : ''}
 <optgroup label="Your attributes">${attributes.map((a) => html`<option value="a:${a.name}"${selected(choice === `a:${a.name}`)}>${a.label}</option>`)}</optgroup>
 <optgroup label="Daybook's templates">${templates.map((t) => html`<option value="t:${t.name}"${selected(choice === `t:${t.name}`)}>${t.label}</option>`)}</optgroup>
 </select>
-<div class="grid"><div><label for="label_${index}">New attribute's name</label><input type="text" id="label_${index}" name="label_${index}" value="${newLabel}" maxlength="100"></div>
+<div class="grid new-only"><div><label for="label_${index}">New attribute's name</label><input type="text" id="label_${index}" name="label_${index}" value="${newLabel}" maxlength="100"></div>
 <div><label for="kind_${index}">Its kind of value</label><select id="kind_${index}" name="kind_${index}">${VALUE_KINDS.map((k) => html`<option value="${String(k.valueType)}"${selected(k.valueType === newType)}>${k.words}</option>`)}</select></div></div>
 </fieldset>`;
 }
