@@ -114,7 +114,8 @@ function chunksOf(buffer: Buffer, count: number): Buffer[] {
 /** The import form's multipart body with a CSV of `days` days of steps, and the request's head. */
 function uploadRequest(days: number): { head: string; body: Buffer } {
   const boundary = '----daybook-deadline-test';
-  const csv = ['date,steps', ...Array.from({ length: days }, (_, i) => `${new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10)},${5000 + i}`)].join('\n') + '\n';
+  const csv =
+    ['date,steps', ...Array.from({ length: days }, (_, i) => `${new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10)},${5000 + i}`)].join('\n') + '\n';
   const body = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="csrf_token"\r\n\r\n${csrf}\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="steps.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n` +
