@@ -51,8 +51,9 @@ const watched = new WeakMap<Duplex, http.IncomingMessage>();
  * Node's request timeout has fired (`ERR_HTTP_REQUEST_TIMEOUT`, through the server's
  * 'clientError'): true when it is about a request that declared a long body still arriving, which
  * is then left to its own deadline (a 'clientError' listener that leaves the socket alone lets
- * Node go on reading it; Node checks each request once). Headers never get here spared: a request
- * is declared only once its headers are in.
+ * Node go on reading it; Node checks each request once: so on Node 20, and
+ * test/web/import-upload-deadline.test.ts fails should a release change it). Headers never get
+ * here spared: a request is declared only once its headers are in.
  */
 export function sparedFromRequestTimeout(error: NodeJS.ErrnoException, socket: Duplex): boolean {
   return error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && watched.get(socket)?.complete === false;
