@@ -92,6 +92,13 @@ export interface Config {
   /** IMPORT_MAX_BYTES: the largest file /settings/import takes (a larger upload is answered 413 and nothing of it is kept). */
   importMaxBytes: number;
   /**
+   * IMPORT_UPLOAD_IDLE_MS and IMPORT_UPLOAD_TIMEOUT_MS: an upload to /settings/import is not bound by
+   * HTTP_REQUEST_TIMEOUT_MS; instead it may not pause longer than the first, nor take longer in all
+   * than the second (else 408, nothing kept; http/body-deadline.ts).
+   */
+  importUploadIdleMs: number;
+  importUploadTimeoutMs: number;
+  /**
    * IMPORT_DIR: where uploaded import files wait for their import job (web/pages/import-upload.ts);
    * the web and worker processes must share it. Default: DATA_DIR/imports when DATA_DIR is set or
    * the database is embedded, else the OS temp dir's daybook-imports.
@@ -101,6 +108,9 @@ export interface Config {
 
 /** IMPORT_MAX_BYTES's default: 2 GiB (a five-year Apple Health export.zip is a few hundred MB). */
 export const DEFAULT_IMPORT_MAX_BYTES = 2 * 1024 ** 3;
+
+/** IMPORT_UPLOAD_TIMEOUT_MS's default: 4 hours (2 GiB at 1.2 Mbit/s; at 10 Mbit/s it takes half an hour). */
+export const DEFAULT_IMPORT_UPLOAD_TIMEOUT_MS = 4 * 60 * 60 * 1000;
 
 /** Thrown when a setting has a value the service cannot run with. */
 export class ConfigError extends Error {}
@@ -207,6 +217,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (dbQueryTimeoutMs > 0 && dbStatementTimeoutMs > 0 && dbQueryTimeoutMs <= dbStatementTimeoutMs) {
     throw new ConfigError('DB_QUERY_TIMEOUT_MS must be above DB_STATEMENT_TIMEOUT_MS, so that a database that is there cancels a slow statement itself.');
   }
+  const importUploadIdleMs = integer(env, 'IMPORT_UPLOAD_IDLE_MS', 60_000, 100, 3_600_000);
+  const importUploadTimeoutMs = integer(env, 'IMPORT_UPLOAD_TIMEOUT_MS', DEFAULT_IMPORT_UPLOAD_TIMEOUT_MS, 1000, 7 * 24 * 3_600_000);
+  if (importUploadTimeoutMs < httpRequestTimeoutMs) {
+    throw new ConfigError('IMPORT_UPLOAD_TIMEOUT_MS must be at least HTTP_REQUEST_TIMEOUT_MS: an upload may take as long as any other request.');
+  }
+  if (importUploadIdleMs >= importUploadTimeoutMs) {
+    throw new ConfigError('IMPORT_UPLOAD_IDLE_MS must be below IMPORT_UPLOAD_TIMEOUT_MS: a pause is part of the whole upload.');
+  }
   const dataDir = path.resolve(env.DATA_DIR || path.join(PROJECT_ROOT, '.data'));
   const databaseUrl = optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   return {
@@ -255,6 +273,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
     },
     importMaxBytes: integer(env, 'IMPORT_MAX_BYTES', DEFAULT_IMPORT_MAX_BYTES, 1024, Number.MAX_SAFE_INTEGER),
+    importUploadIdleMs,
+    importUploadTimeoutMs,
     importDir: path.resolve(
       env.IMPORT_DIR || (env.DATA_DIR || databaseUrl === undefined ? path.join(dataDir, 'imports') : path.join(os.tmpdir(), 'daybook-imports')),
     ),

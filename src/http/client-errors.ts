@@ -8,6 +8,7 @@
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { sparedFromRequestTimeout } from './body-deadline';
 
 /** Node's parser error codes (`HPE_*`) and its request timeout, as the status and sentence they are answered with. */
 function answerFor(code: string | undefined): { status: number; detail: string } {
@@ -37,9 +38,13 @@ function rawAnswer(status: number, detail: string): string {
   ].join('\r\n');
 }
 
-/** Answers parser errors with the API's error body; a connection already answering (or gone) is only closed. */
+/**
+ * Answers parser errors with the API's error body; a connection already answering (or gone) is
+ * only closed. A request that declared a long body is left to its own deadline (http/body-deadline.ts).
+ */
 export function answerClientErrors(server: http.Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (sparedFromRequestTimeout(error, socket)) return;
     const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();

@@ -4,6 +4,10 @@
  * and its whole request (slow clients holding connections open), how long an idle kept-alive
  * connection stays, and how many connections one instance holds at once. Requests its parser
  * refuses are answered with the API's error body (http/client-errors.ts).
+ *
+ * HTTP_REQUEST_TIMEOUT_MS is Node's `requestTimeout` and bounds every request, except a large
+ * streamed upload whose route declares it: that one has an idle and an overall deadline of its own
+ * instead. The rule, and how the two meet, is in http/body-deadline.ts.
  */
 import http from 'node:http';
 import type { Config } from '../config';

@@ -183,7 +183,12 @@ export function importPages(router: Router, deps: Deps): void {
     page(deps, async (ctx) => {
       const session = await requireSession(ctx, deps);
       if (!session) return;
-      const file = await receiveUpload(ctx, session, { maxBytes: deps.config.importMaxBytes, dir: deps.config.importDir, now: deps.now() });
+      const file = await receiveUpload(ctx, session, {
+        maxBytes: deps.config.importMaxBytes,
+        dir: deps.config.importDir,
+        now: deps.now(),
+        deadline: { idleMs: deps.config.importUploadIdleMs, totalMs: deps.config.importUploadTimeoutMs },
+      });
       const upload = await createUpload(deps.db, session.userId, file, deps.now()).catch(async (error: unknown) => {
         await fs.promises.rm(file.path, { force: true });
         throw error;
