@@ -3,7 +3,7 @@
  * previous run, but only when its cache holds them: on a fresh clone (CI) it falls back to file
  * size, and a file that takes a minute and a half can start last and run alone on one core while
  * the other worker is idle. The files below are the slowest of a whole run (seconds on the 2-core
- * CI machine, docs/testing.md "Suite time"); they start first, in this order, and the rest follow
+ * CI machine; docs/running-and-testing.md, "Suite time"); they start first, in this order, and the rest follow
  * in jest's own order (the previous durations when cached, else size).
  */
 import Sequencer from '@jest/test-sequencer';
