@@ -2,7 +2,8 @@
  * Jest global set-up: starts the test clusters and prepares their template database, and builds
  * the Redoc pages once if they are missing (the docs routes serve them).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
@@ -32,32 +33,44 @@ async function prepareTemplate(adminUrl: string): Promise<void> {
   }
 }
 
-export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
-  // The process-level tests (server lifecycle, admin CLI) run the compiled service, as `npm start`
-  // does; the docs routes serve the Redoc pages. Both builds are incremental.
-  // tsc emits even when a type is wrong; `npm test` type-checks separately, so a type error is
-  // reported there and does not stop every test here.
+const run = promisify(execFile);
+
+/**
+ * The process-level tests (server lifecycle, admin CLI) run the compiled service, as `npm start`
+ * does; the docs routes serve the Redoc pages. Both builds are incremental. tsc emits even when a
+ * type is wrong; `npm test` type-checks separately, so a type error is reported there and does not
+ * stop every test here.
+ */
+async function buildDist(): Promise<void> {
   try {
-    execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json')], {
-      stdio: 'pipe',
+    await run(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json')], {
+      maxBuffer: 64 * 1024 * 1024,
     });
   } catch (error) {
-    process.stderr.write(`\nThe TypeScript build reported errors (dist/ was still written):\n${(error as { stdout?: Buffer }).stdout ?? ''}\n`);
+    process.stderr.write(`\nThe TypeScript build reported errors (dist/ was still written):\n${(error as { stdout?: string }).stdout ?? ''}\n`);
   }
-  if (!fs.existsSync(path.join(DOCS_DIR, 'v2.html'))) {
-    execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'src/tools/build-api.mjs'), '--docs'], { stdio: 'ignore' });
-  }
+  if (!fs.existsSync(path.join(DOCS_DIR, 'v2.html'))) await run(process.execPath, [path.join(PROJECT_ROOT, 'src/tools/build-api.mjs'), '--docs']);
+}
+
+/** The clusters (or DATABASE_URL's server), each with a fresh template database; their admin URLs. */
+async function prepareClusters(workers: number): Promise<string[]> {
   let adminUrls: string[];
   if (process.env.DATABASE_URL) {
     adminUrls = [databaseUrl(process.env.DATABASE_URL, 'postgres')];
   } else {
     sweepAbandonedClusters();
-    const workers = Math.max(1, globalConfig.maxWorkers);
     globalThis.daybookClusters = await Promise.all(
       Array.from({ length: workers }, async (_, index) => startEmbeddedPostgres({ dir: clusterDir(index + 1), port: await freePort(), database: 'postgres' })),
     );
     adminUrls = globalThis.daybookClusters.map((cluster) => cluster.adminUrl);
   }
   await Promise.all(adminUrls.map(prepareTemplate));
+  return adminUrls;
+}
+
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  // The build (one tsc process, CPU-bound: most of a minute on a fresh clone) and the clusters
+  // (initdb, migrations: mostly waiting on the disk and on Postgres) overlap.
+  const [adminUrls] = await Promise.all([prepareClusters(Math.max(1, globalConfig.maxWorkers)), buildDist()]);
   process.env[CLUSTERS_ENV] = JSON.stringify(adminUrls);
 }

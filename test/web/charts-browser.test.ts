@@ -85,6 +85,21 @@ async function visit(url: string, size: (typeof SIZES)[number]): Promise<void> {
   expect(response?.status()).toBe(200);
 }
 
+/**
+ * Loads a page once and runs `check` on it at each size. The server draws the charts without
+ * knowing the screen and the pages have no script: CSS sizes them, and its media queries apply to
+ * a resized page at once, so this lays the page out as loading it at each size does, at half the
+ * loads.
+ */
+async function atEachSize(url: string, check: (size: (typeof SIZES)[number]) => Promise<void>): Promise<void> {
+  const response = await page.goto(app.baseUrl + url);
+  expect(response?.status()).toBe(200);
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await check(size);
+  }
+}
+
 /** Every chart text drawn outside its SVG's box, with how far (run in the page). */
 const CLIPPED = `(() => {
   const out = [];
@@ -103,12 +118,11 @@ const chartPages = () => [...ATTRIBUTES, tag].flatMap((name) => [30, 90, 365].ma
 
 test('no chart label lies outside its chart, on a phone or a laptop, at 30, 90 and 365 days', async () => {
   const found: Record<string, string[]> = {};
-  for (const size of SIZES) {
-    for (const url of chartPages()) {
-      await visit(url, size);
+  for (const url of chartPages()) {
+    await atEachSize(url, async (size) => {
       const clipped = (await page.evaluate(CLIPPED)) as string[];
       if (clipped.length > 0) found[`${size.width} ${url}`] = clipped;
-    }
+    });
   }
   expect(found).toEqual({});
 });
@@ -224,12 +238,13 @@ test('the pair page names both charts where they are drawn and sizes its scatter
 test('axe-core finds nothing on the chart pages, phone and laptop, light and dark; screenshots when asked', async () => {
   const found: Record<string, unknown[]> = {};
   const shots = process.env.CHART_SHOTS;
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const size of SIZES) {
-      for (const url of ['/data/steps?days=365', '/data/sleep_start?days=30', `/data/${tag}?days=30`, `/data/${tag}?days=365`, '/data/patterns', pair]) {
-        await visit(url, size);
-        await page.evaluate(AXE_SOURCE);
+  for (const url of ['/data/steps?days=365', '/data/sleep_start?days=30', `/data/${tag}?days=30`, `/data/${tag}?days=365`, '/data/patterns', pair]) {
+    // One load per page: the size and the colour scheme apply to the loaded page at once (the
+    // colour-key test above switches the scheme on a loaded page too).
+    await atEachSize(url, async (size) => {
+      if ((await page.evaluate(`typeof axe`)) === 'undefined') await page.evaluate(AXE_SOURCE);
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
         const result = (await page.evaluate(
           `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })))`,
         )) as unknown[];
@@ -242,7 +257,7 @@ test('axe-core finds nothing on the chart pages, phone and laptop, light and dar
           await ((await card.count()) > 0 ? card.screenshot({ path: file }) : page.screenshot({ path: file }));
         }
       }
-    }
+    });
   }
   await page.emulateMedia({ colorScheme: 'light' });
   expect(found).toEqual({});

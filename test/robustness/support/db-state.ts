@@ -29,14 +29,32 @@ export interface DigestOptions {
 
 export type Digest = Record<string, string>;
 
+type Columns = Array<{ table_name: string; column_name: string }>;
+
+/**
+ * The public schema's columns, read once per database: no request changes the schema, and the
+ * information_schema query cost more than the digest itself (about 11 of 19 ms, measured on the
+ * fuzz suite's database), twice per fuzzed request.
+ */
+const columnsOf = new WeakMap<Knex, Promise<Columns>>();
+
+function publicColumns(db: Knex): Promise<Columns> {
+  let columns = columnsOf.get(db);
+  if (!columns) {
+    columns = db
+      .raw(
+        `select table_name, column_name from information_schema.columns
+          where table_schema = 'public' order by table_name, ordinal_position`,
+      )
+      .then((result: { rows: Columns }) => result.rows);
+    columnsOf.set(db, columns);
+  }
+  return columns;
+}
+
 /** One md5 per table of the public schema (less the counters), in one round trip. */
 export async function digest(db: Knex, options: DigestOptions = {}): Promise<Digest> {
-  const columns: Array<{ table_name: string; column_name: string }> = (
-    await db.raw(
-      `select table_name, column_name from information_schema.columns
-        where table_schema = 'public' order by table_name, ordinal_position`,
-    )
-  ).rows;
+  const columns = await publicColumns(db);
   const skip = new Set([...SKIPPED_COLUMNS, ...(options.skipColumns ?? [])]);
   const byTable = new Map<string, string[]>();
   for (const { table_name: table, column_name: column } of columns) {
