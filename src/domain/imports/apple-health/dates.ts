@@ -82,11 +82,6 @@ function digits(text: string, from: number, n: number): number {
   return value;
 }
 
-/** Reads an Apple timestamp on its own; undefined when the text is not one. */
-export function parseAppleTime(text: string | undefined): AppleTime | undefined {
-  return new AppleTimeReader().read(text);
-}
-
 /** Minutes since local midnight (0-1439) of an instant seen at an offset. */
 export function localMinuteOfDay(epochMs: number, offsetMin: number): number {
   const minutes = Math.floor((epochMs + offsetMin * 60_000) / 60_000);
