@@ -47,8 +47,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Imports `file` for a new person; answers the figures. */
-export async function applyOne(file: string, records: number): Promise<ApplyFigures> {
+/** Imports `file` for a new person (in batches of `batchSize` values, else the imports' default); answers the figures. */
+export async function applyOne(file: string, records: number, batchSize?: number): Promise<ApplyFigures> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daybook-bench-import-pg-'));
   fs.chmodSync(dir, 0o755); // as root the cluster runs as the postgres user, who must reach its folder
   const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort(), database: 'daybook_bench' });
@@ -67,7 +67,13 @@ export async function applyOne(file: string, records: number): Promise<ApplyFigu
     const read = process.hrtime.bigint();
     // Every column to its template (body temperature, which has none, to a new health attribute).
     const mapping = Object.fromEntries(reader.columns.map((column) => [column.key, exportedColumnTarget({ ...column, group: column.group ?? 'health' })]));
-    const record = await createImport(db, { userId: user.id, format: reader.format, options: { mapping, existing: 'keep', dryRun: false }, now: new Date() });
+    const record = await createImport(db, {
+      userId: user.id,
+      format: reader.format,
+      options: { mapping, existing: 'keep', dryRun: false },
+      batchSize,
+      now: new Date(),
+    });
     const report = await runImport(db, record.id, reader);
     const done = process.hrtime.bigint();
     if (report.fault) throw new Error(`The import stopped: ${report.fault.where}: ${report.fault.message}`);

@@ -11,7 +11,7 @@
  *    the import engine into a fresh person on an embedded PostgreSQL), in a child process too.
  * 4. Estimates the wait for a typical 5-year export from the measured rate.
  *
- * Options: --records N (2000000), --dir D, --fresh, --no-apply.
+ * Options: --records N (2000000), --dir D, --fresh, --no-apply, --batch-size N (the imports' default).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -95,7 +95,9 @@ async function main(): Promise<void> {
   }
 
   const child = <T>(mode: string, file: string): T => {
-    const out = execFileSync(process.execPath, [__filename, mode, file, '--records', String(written)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const batchSize = arg('batch-size', '');
+    const args = [__filename, mode, file, '--records', String(written), ...(batchSize ? ['--batch-size', batchSize] : [])];
+    const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
     return JSON.parse(out.trim().split('\n').pop() as string) as T;
   };
   const figures = [xml, zip].map((file) => child<ReadFigures>('--child', file));
@@ -131,7 +133,8 @@ async function main(): Promise<void> {
 const rate = (n: number): string => Math.round(n).toLocaleString('en');
 
 async function applyChild(file: string): Promise<void> {
-  process.stdout.write(JSON.stringify(await applyOne(file, Number(arg('records', '0')))) + '\n');
+  const batchSize = arg('batch-size', '');
+  process.stdout.write(JSON.stringify(await applyOne(file, Number(arg('records', '0')), batchSize ? Number(batchSize) : undefined)) + '\n');
 }
 
 const childFile = process.argv.indexOf('--child');

@@ -6,13 +6,16 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { ImportFault } from '../types';
 import { accumulatorFor, SumBySource, type DayAccumulator, type DayResult } from './daily';
-import { parseAppleTime, type AppleTime } from './dates';
-import { MENSTRUAL_FLOW, MENSTRUAL_FLOW_TYPE, MINDFUL_TYPE, QUANTITIES, SLEEP_TYPE, SPOTTING_TYPE } from './mappings';
+import { AppleTimeReader, type AppleTime } from './dates';
+import { MENSTRUAL_FLOW, MENSTRUAL_FLOW_TYPE, MINDFUL_TYPE, QUANTITIES, SLEEP_TYPE, SPOTTING_TYPE, type QuantityMapping } from './mappings';
 import { SleepNights, type SleepKind } from './sleep';
 import { converter } from './units';
 import { DailyWorkouts } from './workouts';
 
 const ROOT = 'HealthData';
+
+/** How many record types (in their units) are remembered before the map is asked. */
+const RECENT_TYPES = 6;
 
 const SLEEP_VALUES: ReadonlyMap<string, SleepKind> = new Map([
   ['HKCategoryValueSleepAnalysisInBed', 'inBed'],
@@ -41,20 +44,36 @@ type Attributes = Record<string, string>;
 /**
  * Source names, each kept once as a string of its own. An attribute's text from the parser can be
  * a slice of the whole chunk it came from (V8 keeps the chunk alive for it), so a name kept as a
- * map key for every day would pin a chunk per day: memory would grow with the file.
+ * map key for every day would pin a chunk per day: memory would grow with the file. Records come
+ * in runs of one source, so the last name is checked before the map.
  */
 class SourceNames {
   private readonly names = new Map<string, string>();
+  private last = '';
 
   of(text: string | undefined): string {
     if (text === undefined) return '';
+    if (text === this.last) return this.last;
     let name = this.names.get(text);
     if (name === undefined) {
       name = Buffer.from(text, 'utf8').toString('utf8');
       this.names.set(name, name);
     }
+    this.last = name;
     return name;
   }
+}
+
+/**
+ * A record type in one unit as lately seen. Records come in long runs of a few types and units, so
+ * the few last ones are compared first (two strings' text) before any map is hashed.
+ */
+interface LastQuantity {
+  type: string | undefined;
+  unit: string | undefined;
+  mapping: QuantityMapping | undefined;
+  convert: ((value: number) => number) | undefined;
+  accumulators: DayAccumulator[];
 }
 
 export class ExportReader {
@@ -69,6 +88,9 @@ export class ExportReader {
   private readonly workouts = new DailyWorkouts();
   private workout: OpenWorkout | undefined;
   private readonly sources = new SourceNames();
+  private readonly times = new AppleTimeReader();
+  /** The last types seen, most recent first (at most RECENT_TYPES). */
+  private recent: LastQuantity[] = [];
 
   constructor() {
     this.parser.on('opentag', (tag) => this.onOpen(tag));
@@ -141,18 +163,12 @@ export class ExportReader {
 
   private onRecord(a: Attributes): void {
     const type = a.type;
-    const mapping = QUANTITIES.get(type);
-    if (mapping !== undefined) {
-      const convert = converter(mapping.family, a.unit);
-      if (convert === undefined) this.fault(`${type} in the unit "${a.unit}", which Daybook does not know.`);
-      const value = convert(this.number(a.value, 'value'));
+    const quantity = this.quantity(type, a.unit);
+    if (quantity.mapping !== undefined) {
+      const value = (quantity.convert as (value: number) => number)(this.number(a.value, 'value'));
       const start = this.time(a.startDate, 'startDate');
       const source = this.sources.of(a.sourceName);
-      for (const { column, rule } of mapping.targets) {
-        let acc = this.quantities.get(column);
-        if (acc === undefined) this.quantities.set(column, (acc = accumulatorFor(rule)));
-        acc.add(start.date, source, value, start.epochMs);
-      }
+      for (const acc of quantity.accumulators) acc.add(start.date, source, value, start.epochMs);
       return;
     }
     switch (type) {
@@ -176,6 +192,32 @@ export class ExportReader {
         this.flow.add(this.time(a.startDate, 'startDate').date, '', 1, 0);
         return;
     }
+  }
+
+  /** The mapping, converter and accumulators of a record's type in its unit (the last ones, mostly). */
+  private quantity(type: string | undefined, unit: string | undefined): LastQuantity {
+    const recent = this.recent;
+    for (let i = 0; i < recent.length; i++) {
+      const seen = recent[i];
+      if (seen.type === type && seen.unit === unit) return seen;
+    }
+    const mapping = type === undefined ? undefined : QUANTITIES.get(type);
+    let convert: LastQuantity['convert'];
+    const accumulators: DayAccumulator[] = [];
+    if (mapping !== undefined) {
+      convert = unit === undefined ? undefined : converter(mapping.family, unit);
+      if (convert === undefined) this.fault(`${type} in the unit "${unit}", which Daybook does not know.`);
+      for (const { column, rule } of mapping.targets) {
+        let acc = this.quantities.get(column);
+        if (acc === undefined) this.quantities.set(column, (acc = accumulatorFor(rule)));
+        accumulators.push(acc);
+      }
+    }
+    // Kept as strings of their own (not slices pinning the parser's chunk).
+    const seen = { type: copy(type), unit: copy(unit), mapping, convert, accumulators };
+    recent.unshift(seen);
+    if (recent.length > RECENT_TYPES) recent.pop();
+    return seen;
   }
 
   private openWorkout(a: Attributes): void {
@@ -212,8 +254,13 @@ export class ExportReader {
   }
 
   private time(text: string | undefined, what: string): AppleTime {
-    const t = parseAppleTime(text);
+    const t = this.times.read(text);
     if (t === undefined) this.fault(`The record's ${what} "${text ?? ''}" is not a date and time like "2024-03-10 07:45:00 +0100".`);
     return t;
   }
+}
+
+/** A string of its own, not a slice of a larger one. */
+function copy<T extends string | undefined>(text: T): T {
+  return (typeof text === 'string' ? Buffer.from(text, 'utf8').toString('utf8') : text) as T;
 }
