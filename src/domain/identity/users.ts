@@ -97,11 +97,28 @@ export async function createUser(
 ): Promise<{ user: User; simpleToken: string }> {
   validateUsername(input.username);
   validatePassword(input.password);
-  const timezone = input.timezone ?? 'UTC';
-  if (!isValidTimeZone(timezone)) throw invalidInput(`Unknown timezone "${timezone}": use an IANA name such as Europe/London.`);
-  const passwordHash = await hashPassword(input.password);
+  checkTimeZone(input.timezone);
+  return createUserWithHash(db, { ...input, passwordHash: await hashPassword(input.password) }, secretKey);
+}
+
+function checkTimeZone(timezone: string | undefined): void {
+  if (timezone !== undefined && !isValidTimeZone(timezone)) throw invalidInput(`Unknown timezone "${timezone}": use an IANA name such as Europe/London.`);
+}
+
+/**
+ * Creates an account whose password was hashed already (`hashPassword`): what createUser does
+ * after hashing. The tests' people share one hash of one password, so that each does not cost a
+ * scrypt (test/support/fixtures.ts).
+ */
+export async function createUserWithHash(
+  db: Knex,
+  input: { username: string; passwordHash: string; timezone?: string },
+  secretKey: string,
+): Promise<{ user: User; simpleToken: string }> {
+  validateUsername(input.username);
+  checkTimeZone(input.timezone);
   const inserted = await db('users')
-    .insert({ username: input.username, password_hash: passwordHash, timezone })
+    .insert({ username: input.username, password_hash: input.passwordHash, timezone: input.timezone ?? 'UTC' })
     .onConflict(db.raw('(lower(username))'))
     .ignore()
     .returning(USER_COLUMNS as unknown as string[]);
