@@ -5,7 +5,7 @@
  * - `reading`: opens the file (its format sniffed) and proposes a mapping of its columns -> `preview`;
  * - `checking`: the dry run -> `checked` with its report;
  * - `running`: the real run, continuing the engine's run when there is one -> `done`, or `stopped`
- *   with the fault and where (the batches before it applied; "Run again" continues).
+ *   with the fault and where (every value before it applied; "Run again" continues).
  * The engine (domain/imports/engine.ts) checkpoints each batch, so a job cut short and retried, or
  * run again by the person, continues after the last batch applied.
  *

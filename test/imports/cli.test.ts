@@ -51,15 +51,16 @@ test('a fault in the file exits 3 with where it stopped; the fixed file run agai
   const stopped = await admin('import', '--username', user.username, '--file', file, '--batch-size', '10');
   expect(stopped.code).toBe(3);
   expect(JSON.parse(stopped.stdout)).toMatchObject({
-    batches: 3,
-    counts: { added: 30 },
+    // The 25 steps and the 9 mood values before the fault: 3 batches of 10 and one of 4.
+    batches: 4,
+    counts: { added: 34 },
     fault: { where: 'attribute 2 (mood), value 10', message: '"10/05/2026" is not a date YYYY-MM-DD.' },
   });
 
   writeImportFile(EXPORT, path.basename(file));
   const continued = await admin('import', '--username', user.username, '--file', file, '--batch-size', '10');
   expect(continued.code).toBe(0);
-  expect(JSON.parse(continued.stdout)).toMatchObject({ batches: 5, counts: { added: 50, unchanged: 0 } });
+  expect(JSON.parse(continued.stdout)).toMatchObject({ batches: 6, counts: { added: 50, unchanged: 0 } });
   expect(await app.db('imports').where({ user_id: user.id }).select('state')).toEqual([{ state: 'done' }]);
 });
 

@@ -1,6 +1,6 @@
 /**
- * Safe to stop (docs/imports.md, "Runs, batches and resuming"): a fault half-way keeps the whole
- * batches before it and says where it stopped; running the import again continues after the last
+ * Safe to stop (docs/imports.md, "Runs, batches and resuming"): a fault half-way keeps every
+ * value before it and says where it stopped; running the import again continues after the last
  * applied batch, never applying one twice. Files that are no export are refused, changing nothing.
  */
 import { writeFileSync } from 'node:fs';
@@ -37,7 +37,7 @@ async function valuesByUpdate(userId: number): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.updated_at.toISOString(), Number(r.n)]));
 }
 
-test('a bad date half-way keeps the whole batches before it; the fixed file continues after them', async () => {
+test('a bad date half-way keeps every value before it; the fixed file continues right after them', async () => {
   const { user } = await makeUser(app);
   const full = exportText(ATTRIBUTES);
   const file = writeImportFile(full.replace('{"date":"2026-01-20","value":1019}', '{"date":"2026-01-32","value":1019}'));
@@ -52,26 +52,26 @@ test('a bad date half-way keeps the whole batches before it; the fixed file cont
   });
 
   const stopped = await runImport(app.db, record.id, reader, { now: () => FIRST_RUN });
-  // 30 + 19 values come before the bad date: 4 whole batches (40 values) applied, the 9 after them not.
+  // 30 + 19 values come before the bad date: 4 batches of 10 and a last one of the 9 after them, all applied.
   expect(stopped.fault).toEqual({ where: 'attribute 2 (steps), value 20', message: '"2026-01-32" is not a date YYYY-MM-DD.' });
-  expect(stopped).toMatchObject({ batches: 4, counts: { added: 40 } });
-  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'stopped', batches: 4, report: stopped });
-  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 40 });
+  expect(stopped).toMatchObject({ batches: 5, values: 49, counts: { added: 49 } });
+  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'stopped', batches: 5, report: stopped });
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 49 });
 
   writeFileSync(file, full);
   const done = await runImport(app.db, record.id, await openImportFile(file), { now: () => SECOND_RUN });
   expect(done.fault).toBeUndefined();
-  expect(done).toMatchObject({ batches: 6, counts: { added: 60, unchanged: 0, refused: 0 }, created: ['mood', 'steps'] });
-  // The batches of the first run were not applied again.
-  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 40, [SECOND_RUN.toISOString()]: 20 });
-  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'done', batches: 6 });
+  // The 49 values of the first run are skipped, not applied again: the 11 after them are 2 batches.
+  expect(done).toMatchObject({ batches: 7, values: 60, counts: { added: 60, unchanged: 0, refused: 0 }, created: ['mood', 'steps'] });
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 49, [SECOND_RUN.toISOString()]: 11 });
+  expect(await findImport(app.db, user.id, record.id)).toMatchObject({ state: 'done', batches: 7 });
 });
 
-test('a file cut short stops at the end with the whole batches before it kept', async () => {
+test('a file cut short stops at the end with every value before the break kept', async () => {
   const { user } = await makeUser(app);
   const full = exportText(ATTRIBUTES);
   // Cut inside the steps values: the reader hands over whole attributes, so mood's 30 values come
-  // before the break; 4 whole batches of them (28 values) are applied, the 2 after them are not.
+  // before the break, all applied: 4 batches of 7 and a last one of 2.
   const file = writeImportFile(full.slice(0, full.indexOf('"2026-01-20"', full.indexOf('"steps"'))));
   const reader = await openImportFile(file);
   const mapping = await defaultMapping(app.db, user.id, reader);
@@ -84,8 +84,8 @@ test('a file cut short stops at the end with the whole batches before it kept', 
   });
   const stopped = await runImport(app.db, record.id, reader, { now: () => FIRST_RUN });
   expect(stopped.fault).toEqual({ where: 'the end of the file', message: expect.stringContaining('The file ends before its JSON does') });
-  expect(stopped).toMatchObject({ batches: 4, counts: { added: 28 } });
-  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 28 });
+  expect(stopped).toMatchObject({ batches: 5, values: 30, counts: { added: 30 } });
+  expect(await valuesByUpdate(user.id)).toEqual({ [FIRST_RUN.toISOString()]: 30 });
 });
 
 test('a run that dies between batches continues after its last checkpoint', async () => {

@@ -60,7 +60,7 @@ const MAX_PROBLEMS = 100;
 const zeroCounts = (): ImportCounts => ({ added: 0, changed: 0, unchanged: 0, kept: 0, refused: 0 });
 
 function emptyReport(reader: ImportReader, dryRun: boolean): ImportReport {
-  return { format: reader.format, dryRun, counts: zeroCounts(), columns: {}, problems: [], batches: 0, created: [] };
+  return { format: reader.format, dryRun, counts: zeroCounts(), columns: {}, problems: [], batches: 0, values: 0, created: [] };
 }
 
 /** A progress listener to open the file with, and its latest report for `RunHooks.progress`. */
@@ -99,9 +99,10 @@ async function runBatch(
   db: Knex,
   run: { record: ImportRecord; columns: Map<string, ResolvedColumn>; context: WriteContext; hooks: RunHooks },
   values: FileValue[],
-  batch: number,
+  position: { batch: number; valuesRead: number },
   report: ImportReport,
 ): Promise<ImportReport> {
+  const { batch, valuesRead } = position;
   const { record, columns, context, hooks } = run;
   const options = record.options!;
   const work = async (handle: Knex): Promise<ImportReport> => {
@@ -114,6 +115,7 @@ async function runBatch(
     days.forEach((day, index) => tally(next, day.column.key, outcomes[index]));
     noteDates(next, days);
     next.batches = batch;
+    next.values = valuesRead;
     return next;
   };
   const state = (next: ImportReport) => ({ batch, report: next, progress: hooks.progress?.(), now: context.now });
@@ -177,37 +179,48 @@ export async function runImport(db: Knex, importId: number, reader: ImportReader
     now: now(),
     today: localDate(now(), person.timezone),
   };
-  let batch = 0;
+  // The values the batches a stopped run applied took are read again (the file gives its values in
+  // the same order) and skipped. Reports stored before `values` was kept had whole batches only.
+  const skip = resumeAfter === 0 ? 0 : (record.report?.values ?? resumeAfter * record.batchSize);
+  let batch = resumeAfter;
+  let valuesRead = 0;
   let pending: FileValue[] = [];
   const flush = async () => {
     batch++;
     const values = pending;
     pending = [];
-    // Batches a stopped run applied are read again (the file gives its values in the same order) and skipped.
-    if (batch <= resumeAfter) return;
     context.now = now();
-    report = await runBatch(db, { record, columns, context, hooks }, values, batch, report);
+    report = await runBatch(db, { record, columns, context, hooks }, values, { batch, valuesRead }, report);
     hooks.onBatch?.(report);
   };
+  let fault: ImportFault | undefined;
   try {
-    for await (const value of reader.values()) {
-      pending.push(value);
-      if (pending.length >= record.batchSize) await flush();
+    try {
+      for await (const value of reader.values()) {
+        valuesRead++;
+        if (valuesRead <= skip) continue;
+        pending.push(value);
+        if (pending.length >= record.batchSize) await flush();
+      }
+    } catch (error) {
+      if (!(error instanceof ImportFault)) throw error;
+      fault = error;
     }
+    // What was read after the last full batch, up to the end or to a fault: a last, shorter batch.
+    // So a fault keeps every value before it, and running it again continues right after them.
     if (pending.length > 0) await flush();
   } catch (error) {
-    if (error instanceof ImportFault) {
-      // The values read since the last whole batch are not applied: running it again continues from there.
-      report.fault = { where: error.where, message: error.message };
-      await end('stopped', error.message);
-      return report;
-    }
     if (error instanceof AttributeChanged) {
       report.fault = { where: `batch ${batch}`, message: error.message };
       await end('failed', error.message);
       return report;
     }
     throw error;
+  }
+  if (fault) {
+    report.fault = { where: fault.where, message: fault.message };
+    await end('stopped', fault.message);
+    return report;
   }
   await end('done');
   if (!options.dryRun && report.counts.added + report.counts.changed > 0) await hooks.enqueueDerive?.(record.userId);

@@ -10,7 +10,7 @@ import type { ImportFormat, ImportOptions, ImportReport, ReadProgress } from './
 /**
  * `new`: created (a file uploaded), no options yet; `queued`: options set, waiting for a run;
  * `running`: a run is (or was, when its process died) applying batches; `stopped`: a fault in the
- * file stopped it (batches before it applied; running it again continues after them); `done`: the
+ * file stopped it (every value before it applied; running it again continues after them); `done`: the
  * whole file went through; `failed`: it cannot go on (the file is gone, an attribute it needs is).
  */
 export type ImportState = 'new' | 'queued' | 'running' | 'stopped' | 'done' | 'failed';

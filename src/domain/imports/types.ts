@@ -139,10 +139,12 @@ export interface ImportReport {
   columns: Record<string, ImportCounts>;
   /** Refused values, the first 100 (counts.refused has them all). */
   problems: ImportProblem[];
-  /** What stopped the import, when something did; batches before it were applied (a real run). */
+  /** What stopped the import, when something did; every value before it was applied (a real run). */
   fault?: ImportProblem;
-  /** Batches applied (a real run) or checked (a dry run). A run started again continues after them. */
+  /** Batches applied (a real run) or checked (a dry run); the last before a fault or the end may be shorter. */
   batches: number;
+  /** Values of the file those batches took (read in the file's order): a run started again skips them. */
+  values?: number;
   /** Attributes the import created (names). */
   created: string[];
   /** The first and last day it had a value for. */

@@ -78,7 +78,7 @@ export function problemsOf(report: ImportReport, dryRun: boolean): Html {
   return html`${
     report.fault
       ? html`<div class="error" role="alert"><p>${dryRun ? 'The check stopped here' : 'The import stopped here'}: ${whereWords(report.fault)}</p>
-<p>${dryRun ? 'Values before it were checked. Go imports them; fix the file and upload it again for the rest.' : `${number(report.batches)} batches before it were imported and stay.`}</p></div>`
+<p>${dryRun ? 'Values before it were checked. Go imports them; fix the file and upload it again for the rest.' : 'Everything before it was imported and stays (the counts above). Fix the file and upload it again for the rest: the days already imported count as unchanged.'}</p></div>`
       : ''
   }
 ${
