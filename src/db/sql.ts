@@ -162,7 +162,13 @@ function watched(connection: PooledConnection, limitMs: number, fail: (error: Er
  * the bench's profile) and chains a promise that rewrites each error's stack. A query made from its
  * text takes no copy; its name (a prepared statement's) is set before pg reads it, at submit.
  */
-function answerOf(connection: PooledConnection, name: string | undefined, text: string, values: readonly unknown[], limitMs: number): Promise<{ rows: unknown[] }> {
+function answerOf(
+  connection: PooledConnection,
+  name: string | undefined,
+  text: string,
+  values: readonly unknown[],
+  limitMs: number,
+): Promise<{ rows: unknown[] }> {
   return new Promise((resolve, reject) => {
     const settle = watched(connection, limitMs, reject);
     const query = new Query(text, values as unknown[], (error: Error | undefined, result: { rows: unknown[] }) => {
