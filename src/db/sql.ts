@@ -15,6 +15,7 @@
  *   query-builder query where the builder is clearer (`query.whereRaw`, columns, transactions).
  */
 import type { Knex } from 'knex';
+import { Query } from 'pg';
 import type { Sql } from './sql-template';
 
 export { empty, join, raw, sql, statementName, type Sql } from './sql-template';
@@ -60,6 +61,8 @@ export interface PooledConnection {
   __knex__disposed?: unknown;
   __knexUid?: string;
   query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: unknown[] }>;
+  /** pg's form for a query object it runs as given (`submit`), answering its callback, not a promise. */
+  query(query: Query): unknown;
 }
 
 /** Whether a statement with values may be named on this connection (it is already, or there is room). */
@@ -68,23 +71,114 @@ export function mayName(connection: PooledConnection, name: string): boolean {
   return name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION;
 }
 
+/** A statement waiting for its answer: when it must have one, and how to fail it. */
+interface Waiting {
+  deadline: number;
+  connection: PooledConnection;
+  fail: (error: Error) => void;
+}
+
+/**
+ * The statements waiting for an answer under one limit, oldest first (the same limit for each, so
+ * insertion order is deadline order), watched by ONE timer armed for the oldest: a statement costs
+ * an entry added and removed, where a timer of its own (setTimeout, a deadline promise, a race and
+ * clearTimeout) cost 1.5-2.5 µs of CPU per statement and 0.8 % of an update's own CPU in the bench's
+ * profile (docs/request-path.md, "Issue 35, second stop").
+ */
+class AnswerWatch {
+  private readonly waiting = new Set<Waiting>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly limitMs: number) {}
+
+  add(connection: PooledConnection, fail: (error: Error) => void): Waiting {
+    const entry = { deadline: performance.now() + this.limitMs, connection, fail };
+    this.waiting.add(entry);
+    if (!this.timer) this.arm(this.limitMs);
+    return entry;
+  }
+
+  /** Ends the watch of a statement answered; false when the watch had failed it already. */
+  remove(entry: Waiting): boolean {
+    return this.waiting.delete(entry);
+  }
+
+  private arm(ms: number): void {
+    // Unreferenced: a pending statement's socket keeps the process alive, the watch itself never does.
+    this.timer = setTimeout(() => this.expire(), Math.max(1, Math.ceil(ms))).unref();
+  }
+
+  /** Fails every statement past its deadline, then waits for the oldest one left (none left: no timer). */
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    for (const entry of this.waiting) {
+      if (entry.deadline > now) return this.arm(entry.deadline - now);
+      this.waiting.delete(entry);
+      const error = Object.assign(new Error(`The database did not answer within ${this.limitMs} ms; the connection was dropped.`), { code: 'ETIMEDOUT' });
+      entry.connection.__knex__disposed = error;
+      entry.connection.connection?.stream?.destroy();
+      entry.fail(error);
+    }
+  }
+}
+
+const watches = new Map<number, AnswerWatch>();
+
 /**
  * Fails a query the server has not answered within `limitMs` and drops its connection. pg's own
  * query_timeout is not used: it leaves the unanswered query on the connection, which then goes
- * back to the pool and stalls every later query on it.
+ * back to the pool and stalls every later query on it. (The server's statement_timeout, set too,
+ * cancels a statement that runs long; this is for a server that does not answer at all.)
  */
 export function withAnswerDeadline<T>(query: Promise<T>, connection: PooledConnection, limitMs: number): Promise<T> {
   if (!(limitMs > 0)) return query;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const error = Object.assign(new Error(`The database did not answer within ${limitMs} ms; the connection was dropped.`), { code: 'ETIMEDOUT' });
-      connection.__knex__disposed = error;
-      connection.connection?.stream?.destroy();
-      reject(error);
-    }, limitMs);
+  return new Promise<T>((resolve, reject) => {
+    const settle = watched(connection, limitMs, reject);
+    query.then(
+      (answer) => {
+        if (settle()) resolve(answer);
+      },
+      (error: unknown) => {
+        if (settle()) reject(error as Error);
+      },
+    );
   });
-  return Promise.race([query, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Watches a statement for its answer when there is a limit; the returned function ends the watch (true: not failed by it). */
+function watched(connection: PooledConnection, limitMs: number, fail: (error: Error) => void): () => boolean {
+  if (!(limitMs > 0)) return () => true;
+  let watch = watches.get(limitMs);
+  if (!watch) watches.set(limitMs, (watch = new AnswerWatch(limitMs)));
+  const entry = watch.add(connection, fail);
+  const watching = watch;
+  return () => watching.remove(entry);
+}
+
+/**
+ * One statement on a connection, as pg's own query object with a callback: pg's promise form
+ * copies the query's config property by property (`cloneQueryConfig`: 1 % of an update's own CPU in
+ * the bench's profile) and chains a promise that rewrites each error's stack. A query made from its
+ * text takes no copy; its name (a prepared statement's) is set before pg reads it, at submit.
+ */
+function answerOf(
+  connection: PooledConnection,
+  name: string | undefined,
+  text: string,
+  values: readonly unknown[],
+  limitMs: number,
+): Promise<{ rows: unknown[] }> {
+  return new Promise((resolve, reject) => {
+    const settle = watched(connection, limitMs, reject);
+    const query = new Query(text, values as unknown[], (error: Error | undefined, result: { rows: unknown[] }) => {
+      if (!settle()) return; // failed already by the answer deadline
+      if (error) reject(error);
+      else resolve(result);
+    });
+    if (name !== undefined) (query as Query & { name?: string }).name = name;
+    connection.query(query);
+  });
 }
 
 /**
@@ -106,11 +200,7 @@ export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
       client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
     const name = statement.name;
     const named = values.length > 0 && mayName(connection, name);
-    const result = await withAnswerDeadline(
-      connection.query(named ? { name, text, values } : { text, values }),
-      connection,
-      client.config.unansweredQueryMs ?? 0,
-    );
+    const result = await answerOf(connection, named ? name : undefined, text, values, client.config.unansweredQueryMs ?? 0);
     return result.rows as R[];
   } finally {
     await client.releaseConnection(connection);

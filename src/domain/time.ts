@@ -152,10 +152,15 @@ export function weekdayOf(date: string): number {
  */
 export function daysEndingAt(last: string, days: number): string[] {
   const dates: string[] = [];
+  // One date stepped back a day at a time (what `addDays(last, -i)` gives for each i, without
+  // parsing `last` again for every day: 1 % of a with-values request's own CPU).
+  const [year, month, day] = last.split('-').map(Number);
+  const at = dateFromParts(year, month, day);
   for (let i = 0; i < days; i++) {
-    const date = addDays(last, -i);
+    const date = formatDate(at);
     if (date < FIRST_DATE) break;
     dates.push(date);
+    at.setUTCDate(at.getUTCDate() - 1);
   }
   return dates;
 }

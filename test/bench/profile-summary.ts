@@ -2,7 +2,11 @@
  * Summarises a V8 CPU profile (`--cpu-prof`, written by `npm run bench -- --cpu-prof`): where the
  * time went by package or source folder, and the functions with the most self and total time.
  *
- *   node dist/test/bench/profile-summary.js <file.cpuprofile> [--top N] [--after FUNCTION]
+ *   node dist/test/bench/profile-summary.js <file.cpuprofile> [--top N] [--after FUNCTION] [--match TEXT]
+ *
+ * Each line gives its share of all samples and of the busy ones (every sample but `(idle)`): the
+ * busy share is the one to compare between runs, as idle time grows with a slower load generator.
+ * --match lists the self and total time of every function whose name or file contains TEXT.
  *
  * --after drops the samples before the first one running FUNCTION (e.g. `handleRequest`, to leave
  * the start-up out).
@@ -80,13 +84,23 @@ function main(): void {
   };
   walk(profile.nodes[0].id, new Set());
 
+  const busy = total - (areas.get('(idle)') ?? 0);
+  const percent = (value: number, of: number) => `${((value / of) * 100).toFixed(1).padStart(5)} %`;
   const show = (title: string, entries: Map<string, number>, n: number) => {
-    process.stdout.write(`\n${title}\n`);
+    process.stdout.write(`\n${title} (ms, share of all samples, share of busy ones)\n`);
     for (const [name, value] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, n)) {
-      process.stdout.write(`${value.toFixed(0).padStart(8)} ms ${((value / total) * 100).toFixed(1).padStart(5)} %  ${name}\n`);
+      process.stdout.write(`${value.toFixed(0).padStart(8)} ms ${percent(value, total)} ${percent(value, busy)}  ${name}\n`);
     }
   };
-  process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled\n`);
+  process.stdout.write(`${file}: ${total.toFixed(0)} ms sampled, ${busy.toFixed(0)} ms busy\n`);
+  const matchIndex = process.argv.indexOf('--match');
+  if (matchIndex > 0) {
+    const text = process.argv[matchIndex + 1];
+    const matching = (entries: Map<string, number>) => new Map([...entries].filter(([name]) => name.includes(text)));
+    show(`Self time of functions matching "${text}"`, matching(selfByFunction), top);
+    show(`Total time of functions matching "${text}"`, matching(totalByFunction), top);
+    return;
+  }
   show('Self time by area', areas, top);
   show('Self time by function', selfByFunction, top);
   show('Total time by function', totalByFunction, top);
