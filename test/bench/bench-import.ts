@@ -100,10 +100,13 @@ async function main(): Promise<void> {
     const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
     return JSON.parse(out.trim().split('\n').pop() as string) as T;
   };
+  const loadBefore = os.loadavg()[0];
   const figures = [xml, zip].map((file) => child<ReadFigures>('--child', file));
   const apply = process.argv.includes('--no-apply') ? undefined : child<ApplyFigures>('--apply', zip);
+  // The machine's load beside the figures: on a shared machine other work moves them 15-50 %.
+  const load = `load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0].toFixed(2)} after (1 min)`;
   const lines = [
-    `Apple Health import: ${written.toLocaleString('en')} records, ${os.cpus().length} cores (shared: other work was running)`,
+    `Apple Health import: ${written.toLocaleString('en')} records, ${os.cpus().length} cores, ${load}`,
     '',
     '| file | size | read + aggregate | CPU | records/s | records per CPU s | day values | columns | peak RSS |',
     '|---|---|---|---|---|---|---|---|---|',
