@@ -37,19 +37,19 @@ async function valuesByUpdate(userId: number): Promise<Record<string, number>> {
   return Object.fromEntries(rows.map((r) => [r.updated_at.toISOString(), Number(r.n)]));
 }
 
+/** A real import (keep, Daybook's proposed mapping) of `file` for the person, in batches of `batchSize`, made at FIRST_RUN; and the file opened. */
+async function realImport(userId: number, file: string, batchSize: number) {
+  const reader = await openImportFile(file);
+  const mapping = await defaultMapping(app.db, userId, reader);
+  const record = await createImport(app.db, { userId, filePath: file, options: { mapping, existing: 'keep', dryRun: false }, batchSize, now: FIRST_RUN });
+  return { reader, record };
+}
+
 test('a bad date half-way keeps every value before it; the fixed file continues right after them', async () => {
   const { user } = await makeUser(app);
   const full = exportText(ATTRIBUTES);
   const file = writeImportFile(full.replace('{"date":"2026-01-20","value":1019}', '{"date":"2026-01-32","value":1019}'));
-  const reader = await openImportFile(file);
-  const mapping = await defaultMapping(app.db, user.id, reader);
-  const record = await createImport(app.db, {
-    userId: user.id,
-    filePath: file,
-    options: { mapping, existing: 'keep', dryRun: false },
-    batchSize: 10,
-    now: FIRST_RUN,
-  });
+  const { reader, record } = await realImport(user.id, file, 10);
 
   const stopped = await runImport(app.db, record.id, reader, { now: () => FIRST_RUN });
   // 30 + 19 values come before the bad date: 4 batches of 10 and a last one of the 9 after them, all applied.
@@ -73,15 +73,7 @@ test('a file cut short stops at the end with every value before the break kept',
   // Cut inside the steps values: the reader hands over whole attributes, so mood's 30 values come
   // before the break, all applied: 4 batches of 7 and a last one of 2.
   const file = writeImportFile(full.slice(0, full.indexOf('"2026-01-20"', full.indexOf('"steps"'))));
-  const reader = await openImportFile(file);
-  const mapping = await defaultMapping(app.db, user.id, reader);
-  const record = await createImport(app.db, {
-    userId: user.id,
-    filePath: file,
-    options: { mapping, existing: 'keep', dryRun: false },
-    batchSize: 7,
-    now: FIRST_RUN,
-  });
+  const { reader, record } = await realImport(user.id, file, 7);
   const stopped = await runImport(app.db, record.id, reader, { now: () => FIRST_RUN });
   expect(stopped.fault).toEqual({ where: 'the end of the file', message: expect.stringContaining('The file ends before its JSON does') });
   expect(stopped).toMatchObject({ batches: 5, values: 30, counts: { added: 30 } });
@@ -91,14 +83,7 @@ test('a file cut short stops at the end with every value before the break kept',
 test('a run that dies between batches continues after its last checkpoint', async () => {
   const { user } = await makeUser(app);
   const file = writeImportFile(exportText(ATTRIBUTES));
-  const reader = await openImportFile(file);
-  const record = await createImport(app.db, {
-    userId: user.id,
-    filePath: file,
-    options: { mapping: await defaultMapping(app.db, user.id, reader), existing: 'keep', dryRun: false },
-    batchSize: 10,
-    now: FIRST_RUN,
-  });
+  const { reader, record } = await realImport(user.id, file, 10);
   const crash = new Error('the process was killed');
   await expect(
     runImport(app.db, record.id, reader, {

@@ -74,6 +74,11 @@ export function groupObject(row: { group_name: string; group_label: string; grou
   return { name: row.group_name as GroupName, label: row.group_label, priority: row.group_priority };
 }
 
+/** The embedded service that owns an attribute, from a row's `service_name` and `service_label`; null when no service does. */
+function serviceObject(row: { service_name: string | null; service_label: string | null }): AttributeObject['service'] {
+  return row.service_name === null ? null : { name: row.service_name, label: row.service_label ?? row.service_name };
+}
+
 /** The v2 document's Attribute from a row of `selectAttributes`. */
 export function attributeObject(row: AttributeRow): AttributeObject {
   return {
@@ -81,7 +86,7 @@ export function attributeObject(row: AttributeRow): AttributeObject {
     name: row.name,
     label: row.label,
     group: groupObject(row),
-    service: row.service_name === null ? null : { name: row.service_name, label: row.service_label ?? row.service_name },
+    service: serviceObject(row),
     active: row.active,
     priority: row.priority,
     manual: row.manual,
@@ -244,7 +249,7 @@ function withValuesObject(row: AttributeRowWithValues['row'], values: ValueObjec
     name: row.name,
     label: row.label,
     group: groupObject(row),
-    service: row.service_name === null ? null : { name: row.service_name, label: row.service_label ?? row.service_name },
+    service: serviceObject(row),
     active: row.active,
     priority: row.priority,
     manual: row.manual,
