@@ -38,11 +38,21 @@ function compressStream(source: Readable, encoding: Encoding): Readable {
   return pipeline(source, compressor, () => undefined);
 }
 
+/**
+ * `Vary: Accept-Encoding` on every answer. When no layer set a Vary field, which is every API
+ * answer, it is set as it is; Koa's `vary` (the vary package: the field parsed, each name tested
+ * against a regular expression, the list joined again) is for adding it to a field already there.
+ */
+function varyOnEncoding(ctx: Koa.Context): void {
+  if (!ctx.res.hasHeader('Vary')) ctx.response.set('Vary', 'Accept-Encoding');
+  else ctx.vary('Accept-Encoding');
+}
+
 /** Compresses the answer the rest of the chain produced, when worth it and accepted. */
 export function compressAnswers(options: { minBytes: number }): Koa.Middleware {
   return async (ctx, next) => {
     await next();
-    ctx.vary('Accept-Encoding');
+    varyOnEncoding(ctx);
     // Most API clients (and the bench) ask for no encoding: nothing to negotiate then.
     if (!ctx.request.headers['accept-encoding']) return;
     if (ctx.method === 'HEAD' || ctx.status === 204 || ctx.status === 304 || ctx.response.get('Content-Encoding')) return;

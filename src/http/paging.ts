@@ -40,8 +40,37 @@ export interface Envelope<T> {
   results: T[];
 }
 
+/**
+ * The absolute URL of `base + path` (no query), as the URL parser writes it, parsed once per base
+ * and path instead of once per link (docs/request-path.md, "Issue 35, third stop"); undefined when
+ * the parsed URL carries a query or fragment of its own, which `pageUrl` then leaves to the parser.
+ */
+const linkStarts = new Map<string, string | undefined>();
+const MAX_LINK_STARTS = 1000;
+
+function linkStart(target: string): string | undefined {
+  if (linkStarts.has(target)) return linkStarts.get(target);
+  const url = new URL(target);
+  const start = url.search === '' && url.hash === '' ? url.href : undefined;
+  if (linkStarts.size >= MAX_LINK_STARTS) linkStarts.clear();
+  linkStarts.set(target, start);
+  return start;
+}
+
+/**
+ * The link to `page`: this request's URL with every query parameter kept in its order but `page`,
+ * then `page` last, serialised as the URL parser serialises its search parameters.
+ */
 function pageUrl(ctx: Koa.Context, page: number): string {
-  const url = new URL(publicBaseUrl(ctx) + ctx.path);
+  const target = publicBaseUrl(ctx) + ctx.path;
+  const start = linkStart(target);
+  if (start !== undefined) {
+    const params = new URLSearchParams(ctx.querystring);
+    params.delete('page');
+    params.append('page', String(page));
+    return `${start}?${params.toString()}`;
+  }
+  const url = new URL(target);
   for (const [name, value] of new URLSearchParams(ctx.querystring)) {
     if (name !== 'page') url.searchParams.append(name, value);
   }

@@ -15,6 +15,7 @@ import { queryDate, queryInt, queryNames } from '../../http/query';
 import { ownData, pathParam } from './subject';
 import { v1Attribute } from './shapes';
 import type { V1Operation } from '../../http/operation';
+import { answerJson } from '../../http/json-body';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
@@ -34,7 +35,7 @@ export function attributesHandlers(deps: Deps) {
         days: queryInt(c, 'limit', DEFAULT_DAYS),
       });
       const body: Ok<'listUserAttributes'> = results.map(v1Attribute);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /**
@@ -53,7 +54,7 @@ export function attributesHandlers(deps: Deps) {
         offset: p.offset,
       });
       const body: Ok<'listUserAttributeValues'> = envelope(ctx, p, page.count, page.results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
   };
 }

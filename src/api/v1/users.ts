@@ -7,6 +7,7 @@ import { localDate } from '../../domain/time';
 import { shownUser } from './subject';
 import { todayGroups, userObject, type V1User } from './shapes';
 import type { V1Operation } from '../../http/operation';
+import { answerJson } from '../../http/json-body';
 
 export function usersHandlers(deps: Deps) {
   return {
@@ -14,7 +15,7 @@ export function usersHandlers(deps: Deps) {
     async getUserProfile(c: V1Operation<'getUserProfile'>['context'], ctx: V1Operation<'getUserProfile'>['ctx']): Promise<void> {
       const { user } = await shownUser(deps, c, ctx);
       const body: V1User = userObject(user, deps.now());
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /**
@@ -28,7 +29,7 @@ export function usersHandlers(deps: Deps) {
       const subject = await shownUser(deps, c, ctx);
       const now = deps.now();
       if (subject.kind === 'other') {
-        ctx.body = userObject(subject.user, now) satisfies V1User;
+        answerJson(ctx, userObject(subject.user, now) satisfies V1User);
         return;
       }
       const principal = principalOf(ctx);
@@ -40,7 +41,7 @@ export function usersHandlers(deps: Deps) {
         days: 1,
       });
       const body: V1User = userObject(subject.user, now, todayGroups(results));
-      ctx.body = body;
+      answerJson(ctx, body);
     },
   };
 }

@@ -6,6 +6,7 @@ import { findUserById } from '../../domain/identity/users';
 import { localDateTime } from '../../domain/time';
 import { notFound } from '../../http/errors';
 import type { V2Operation } from '../../http/operation';
+import { answerJson } from '../../http/json-body';
 
 type Profile = operations['getProfile']['responses'][200]['content']['application/json'];
 
@@ -33,7 +34,7 @@ export function accountHandlers(deps: Deps) {
         trial: user.trial,
         delinquent: user.delinquent,
       };
-      ctx.body = body;
+      answerJson(ctx, body);
     },
   };
 }

@@ -16,6 +16,7 @@ import { badRequest } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
+import { answerJson } from '../../http/json-body';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
@@ -51,7 +52,7 @@ export function attributesHandlers(deps: Deps) {
       const p = paging(c);
       const page = await listTemplates(deps.db, { groups: queryNames(c, 'groups'), includeLowPriority: queryFlag(c, 'include_low_priority'), page: p });
       const body: Ok<'listAttributeTemplates'> = envelope(ctx, p, page.count, page.results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /** The person's attributes the token may read; `owned=true` narrows to the calling client's. */
@@ -69,7 +70,7 @@ export function attributesHandlers(deps: Deps) {
         now: deps.now(),
       });
       const body: Ok<'listAttributes'> = envelope(ctx, p, page.count, page.results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /** What the calling client owns, among the groups it may read or write. */
@@ -84,7 +85,7 @@ export function attributesHandlers(deps: Deps) {
         now: deps.now(),
       });
       const body: Ok<'listOwnedAttributes'> = envelope(ctx, p, page.count, page.results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /** Attributes with one value (or null) per day of the window ending at date_max. */
@@ -103,7 +104,7 @@ export function attributesHandlers(deps: Deps) {
         days: queryInt(c, 'days', 1),
       });
       const body: Ok<'listAttributesWithValues'> = envelope(ctx, p, page.count, page.results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /** One attribute's stored values, newest first; unknown or hidden attributes have none. */
@@ -119,7 +120,7 @@ export function attributesHandlers(deps: Deps) {
         offset: p.offset,
       });
       const body: Ok<'listAttributeValues'> = envelope(ctx, p, page.count, page.results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
   };
 }

@@ -8,6 +8,7 @@ import { notFound } from '../../http/errors';
 import { envelope, paging } from '../../http/paging';
 import { queryFlag, queryString } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
+import { answerJson } from '../../http/json-body';
 
 type CorrelationList = operations['listCorrelations']['responses'][200]['content']['application/json'];
 type Correlation = operations['getCorrelationCombo']['responses'][200]['content']['application/json'];
@@ -25,7 +26,7 @@ export function correlationsHandlers(deps: Deps) {
         page,
       });
       const body: CorrelationList = envelope(ctx, page, count, results);
-      ctx.body = body;
+      answerJson(ctx, body);
     },
 
     /** One pair's correlation, whichever order the names come in; 404 with the error body when none. */
@@ -41,7 +42,7 @@ export function correlationsHandlers(deps: Deps) {
       });
       if (!found) throw notFound(`No correlation has been found between ${attribute} and ${attribute2}.`);
       const body: Correlation = found;
-      ctx.body = body;
+      answerJson(ctx, body);
     },
   };
 }

@@ -105,6 +105,20 @@ describe('GET /api/2/attributes/values/', () => {
     expect(rest.body.results).toEqual([{ date: STORED_UP_TO_TODAY[total - 1], value: STEPS[STORED_UP_TO_TODAY[total - 1]] }]);
   });
 
+  test('a page’s links keep the other parameters in the order sent, then page; the answer is JSON and varies by encoding', async () => {
+    const res = await app.get('/api/2/attributes/values/?page=2&attribute=steps&limit=40&date_max=2026-11-22', { token });
+    for (const [link, page] of [
+      [res.body.next, 3],
+      [res.body.previous, 1],
+    ] as const) {
+      const url = new URL(link);
+      expect(url.pathname).toBe('/api/2/attributes/values/');
+      expect(url.search).toBe(`?attribute=steps&limit=40&date_max=2026-11-22&page=${page}`);
+    }
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(res.headers.get('vary')).toBe('Accept-Encoding');
+  });
+
   test('walking every page lists each stored value exactly once', async () => {
     const seen: string[] = [];
     for (let page = 1; page <= 8; page++)
