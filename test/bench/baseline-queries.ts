@@ -219,7 +219,7 @@ const VALUES: Query = {
 const CORRELATIONS: Query = {
   select:
     'select "c"."date", "c"."period", "c"."offset", "a1"."name" as "attribute", "a2"."name" as "attribute2", "c"."value", "c"."p", "c"."percentage", "c"."stars", ' +
-    '"c"."second_person", "c"."second_person_elements", "c"."strength_description", "c"."stars_description", count(*) over () as total, true as d_present from "correlations" as "c" ' +
+    '"c"."second_person", array_to_json("c"."second_person_elements") as "second_person_elements", "c"."strength_description", "c"."stars_description", count(*) over () as total, true as d_present from "correlations" as "c" ' +
     'inner join "attributes" as "a1" on "a1"."user_id" = "c"."user_id" and "a1"."id" = "c"."attribute_id" ' +
     'inner join "attributes" as "a2" on "a2"."user_id" = "c"."user_id" and "a2"."id" = "c"."attribute2_id" ' +
     `where "c"."user_id" = {user} and ((("a1"."group_name" in ${groupList(1)} or "a1"."manual" = $${1 + G})) or (("a2"."group_name" in ${groupList(2 + G)} or "a2"."manual" = $${2 + 2 * G}))) ` +
