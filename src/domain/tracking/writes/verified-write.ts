@@ -34,17 +34,19 @@ export const dayKey = (attributeId: number, date: string): string => `${attribut
  * an error of the statement, and the locked path then fails that item alone).
  */
 export function suitsVerifiedWrite(operations: DayOperation[]): boolean {
-  const kinds = new Map<string, { increments: number; updates: number }>();
+  // A day written twice is fine only when neither write is an increment: the rule "only updates,
+  // or one increment alone" spelled as "no day with an increment is written twice", which needs
+  // one remembered kind per day and no counts (docs/request-path.md, "Issue 35, third stop").
+  const kinds = new Map<string, DayOperation['kind']>();
   for (const operation of operations) {
     if (isTag(operation.attribute)) return false;
     if (operation.kind === 'increment' && hasRange(operation.attribute)) return false;
     const key = dayKey(operation.attribute.id, operation.date);
-    const seen = kinds.get(key) ?? { increments: 0, updates: 0 };
-    if (operation.kind === 'increment') seen.increments++;
-    else seen.updates++;
-    kinds.set(key, seen);
+    const seen = kinds.get(key);
+    if (seen === undefined) kinds.set(key, operation.kind);
+    else if (seen === 'increment' || operation.kind === 'increment') return false;
   }
-  return [...kinds.values()].every((seen) => seen.increments === 0 || (seen.increments === 1 && seen.updates === 0));
+  return true;
 }
 
 /**
@@ -115,8 +117,14 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
   const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
   const finals = new Map<string, DayOperation>();
   for (const operation of operations) finals.set(dayKey(operation.attribute.id, operation.date), operation);
-  const updates = [...finals.values()].filter((o) => o.kind === 'update').map((o) => ({ ...o, value: o.amount }));
-  const increments = [...finals.values()].filter((o) => o.kind === 'increment').sort(byDayKey);
+  // The days' rows, spelled field by field (a spread of each operation cost V8 ~1.5 µs a day).
+  const updates: Array<{ attribute: WritableAttribute; date: string; value: number | string }> = [];
+  const increments: DayOperation[] = [];
+  for (const o of finals.values()) {
+    if (o.kind === 'update') updates.push({ attribute: o.attribute, date: o.date, value: o.amount });
+    else increments.push(o);
+  }
+  increments.sort(byDayKey);
   const ids = attributes.map((a) => a.id);
   const keys = dayLockKeys(
     context.userId,
