@@ -242,11 +242,10 @@ export function arrayText(array: readonly unknown[]): string | undefined {
       text += 'NULL';
       continue;
     }
-    let elementText: string;
-    if (typeof element === 'string') elementText = element;
-    else if (typeof element === 'number' || typeof element === 'boolean') elementText = String(element);
+    if (typeof element === 'string') text += `"${needsEscape(element) ? element.replace(/[\\"]/g, '\\$&') : element}"`;
+    // A number's or a boolean's text (`String`, as pg's `toString`) has neither character to escape.
+    else if (typeof element === 'number' || typeof element === 'boolean') text += `"${String(element)}"`;
     else return undefined;
-    text += `"${needsEscape(elementText) ? elementText.replace(/[\\"]/g, '\\$&') : elementText}"`;
   }
   return `${text}}`;
 }
