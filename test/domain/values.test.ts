@@ -55,7 +55,17 @@ describe('dates', () => {
       return back === text;
     };
     const pad = (n: number, width: number) => String(n).padStart(width, '0');
-    const texts: string[] = ['2026-11-2a', '2026/11/22', '2026-11-22 ', ' 2026-11-22', '2026-11-22\n', '２０２６-11-22', '-001-01-01', '+2026-11-2', '2026-1a-01'];
+    const texts: string[] = [
+      '2026-11-2a',
+      '2026/11/22',
+      '2026-11-22 ',
+      ' 2026-11-22',
+      '2026-11-22\n',
+      '２０２６-11-22',
+      '-001-01-01',
+      '+2026-11-2',
+      '2026-1a-01',
+    ];
     for (const year of [0, 1, 4, 99, 100, 400, 1582, 1900, 2000, 2023, 2024, 2100, 9996, 9999]) {
       for (let month = 0; month <= 13; month++) for (let day = 0; day <= 32; day++) texts.push(`${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`);
     }

@@ -32,7 +32,7 @@ export const dayKey = (attributeId: number, date: string): string => `${attribut
  * `Map` by `dayKey`, without building a key string for every item (suitsVerifiedWrite's 35 of
  * them cost 13 µs of a request's CPU, 3.7 µs this way; docs/request-path.md, "Issue 35, third stop").
  */
-export class DayMap<T> {
+class DayMap<T> {
   private readonly byAttribute = new Map<number, Map<string, T>>();
 
   get(attributeId: number, date: string): T | undefined {

@@ -17,20 +17,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const AWKWARD_TEXTS = [
-  'say "hi"',
-  'back\\slash',
-  '\\"',
-  'a,b',
-  '{braces}',
-  '}',
-  'NULL',
-  'null',
-  '',
-  '  spaced  ',
-  "it's",
-  'ünïcødé 日本 🎉',
-];
+const AWKWARD_TEXTS = ['say "hi"', 'back\\slash', '\\"', 'a,b', '{braces}', '}', 'NULL', 'null', '', '  spaced  ', "it's", 'ünïcødé 日本 🎉'];
 
 test('string values of one batch are stored and answered exactly as sent', async () => {
   const items = AWKWARD_TEXTS.flatMap((text, i) => [
@@ -49,6 +36,8 @@ test('names with such characters reach the database as sent: each fails alone as
   const res = await app.post('/api/2/attributes/update/', { bearer: w.a, json: items });
   expect(res.status).toBe(202);
   expect(res.body.success).toEqual([items[0]]);
-  expect(res.body.failed).toEqual(odd.map((name) => ({ name, date: '2026-10-20', value: 1, error: `There is no attribute named ${name}.`, error_code: 'not_found' })));
+  expect(res.body.failed).toEqual(
+    odd.map((name) => ({ name, date: '2026-10-20', value: 1, error: `There is no attribute named ${name}.`, error_code: 'not_found' })),
+  );
   expect(await valueOn(app, w, 'steps', '2026-10-20')).toBe(4321);
 });
