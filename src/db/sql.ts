@@ -200,12 +200,58 @@ export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
       client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
     const name = statement.name;
     const named = values.length > 0 && mayName(connection, name);
-    const result = await answerOf(connection, named ? name : undefined, text, values, client.config.unansweredQueryMs ?? 0);
+    const result = await answerOf(connection, named ? name : undefined, text, withArraysAsText(values), client.config.unansweredQueryMs ?? 0);
     return result.rows as R[];
   } finally {
     await client.releaseConnection(connection);
   }
 }
+
+/**
+ * The values as pg is to send them, arrays of plain elements already as the array literal pg would
+ * write for them (`arrayText`); other values as they are, for pg.
+ */
+function withArraysAsText(values: readonly unknown[]): readonly unknown[] {
+  let sent: unknown[] | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (!Array.isArray(value)) continue;
+    const text = arrayText(value);
+    if (text === undefined) continue;
+    sent ??= [...values];
+    sent[i] = text;
+  }
+  return sent ?? values;
+}
+
+/**
+ * The PostgreSQL array literal of an array of strings, numbers, booleans and nulls, character for
+ * character the text pg's own conversion (`prepareValue`, `arrayString`) writes for it: `{` and `}`
+ * around the elements separated by `,`, each element in double quotes with `\` and `"` escaped by
+ * a backslash, a null (or undefined) as NULL. Undefined for an array holding anything else (a Date,
+ * an object, a nested array), which is left to pg. pg runs two regular expressions over every
+ * element and its whole conversion per element; the write statement passes a dozen arrays of 35
+ * (docs/request-path.md, "Issue 35, third stop"). test/db/array-text.test.ts holds the two equal.
+ */
+export function arrayText(array: readonly unknown[]): string | undefined {
+  let text = '{';
+  for (let i = 0; i < array.length; i++) {
+    if (i > 0) text += ',';
+    const element = array[i];
+    if (element === null || element === undefined) {
+      text += 'NULL';
+      continue;
+    }
+    if (typeof element === 'string') text += `"${needsEscape(element) ? element.replace(/[\\"]/g, '\\$&') : element}"`;
+    // A number's or a boolean's text (`String`, as pg's `toString`) has neither character to escape.
+    else if (typeof element === 'number' || typeof element === 'boolean') text += `"${String(element)}"`;
+    else return undefined;
+  }
+  return `${text}}`;
+}
+
+/** Does an array element's text hold a character its quoted form escapes (a backslash or a double quote)? */
+const needsEscape = (text: string) => text.includes('\\') || text.includes('"');
 
 /** A connection's own query function: a pg client the caller holds (inside its transaction, say). */
 export interface QueryFunction {

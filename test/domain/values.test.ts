@@ -44,6 +44,34 @@ describe('dates', () => {
     for (const bad of ['2026-02-29', '2026-02-30', '2026-13-01', '0000-01-01', '2026-1-1', '', 'today']) expect(isSupportedDate(bad)).toBe(false);
   });
 
+  test('isSupportedDate answers as a Date round trip does, for every day number of every month of leap, century and edge years', () => {
+    // The rule isSupportedDate had by Date before it was arithmetic (domain/time.ts): a date is supported when Date gives it back unchanged.
+    const byDate = (text: string) => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+      if (!match || Number(match[1]) < 1) return false;
+      const d = new Date(0);
+      d.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+      const back = `${String(d.getUTCFullYear()).padStart(4, '0')}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-${String(d.getUTCDate()).padStart(2, '0')}`;
+      return back === text;
+    };
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    const texts: string[] = [
+      '2026-11-2a',
+      '2026/11/22',
+      '2026-11-22 ',
+      ' 2026-11-22',
+      '2026-11-22\n',
+      '２０２６-11-22',
+      '-001-01-01',
+      '+2026-11-2',
+      '2026-1a-01',
+    ];
+    for (const year of [0, 1, 4, 99, 100, 400, 1582, 1900, 2000, 2023, 2024, 2100, 9996, 9999]) {
+      for (let month = 0; month <= 13; month++) for (let day = 0; day <= 32; day++) texts.push(`${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`);
+    }
+    for (const text of texts) expect([text, isSupportedDate(text)]).toEqual([text, byDate(text)]);
+  });
+
   test('addDays crosses months, years and leap days, also for years below 100', () => {
     expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
     expect(addDays('2026-12-31', 1)).toBe('2027-01-01');

@@ -23,8 +23,19 @@ export const byDayKey = (a: { attribute: { id: number }; date: string }, b: { at
  */
 export function valueRows(days: Array<{ attribute: WritableAttribute; date: string; value: number | string }>): Sql {
   const sorted = [...days].sort(byDayKey);
-  const stored = sorted.map((day) => storedValue(day.attribute.value_type, day.value));
-  return sql`unnest(${sorted.map((d) => d.attribute.id)}::bigint[], ${sorted.map((d) => d.date)}::date[], ${stored.map((v) => v.value_num)}::float8[], ${stored.map((v) => v.value_text)}::text[])
+  // The four columns filled in one pass over the days (four passes and a list of stored values before).
+  const ids: number[] = [];
+  const dates: string[] = [];
+  const numbers: Array<number | null> = [];
+  const texts: Array<string | null> = [];
+  for (const day of sorted) {
+    const stored = storedValue(day.attribute.value_type, day.value);
+    ids.push(day.attribute.id);
+    dates.push(day.date);
+    numbers.push(stored.value_num);
+    texts.push(stored.value_text);
+  }
+  return sql`unnest(${ids}::bigint[], ${dates}::date[], ${numbers}::float8[], ${texts}::text[])
     with ordinality as v(attribute_id, date, value_num, value_text, position)`;
 }
 

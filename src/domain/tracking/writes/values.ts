@@ -89,8 +89,9 @@ async function writeVerified(
   }
   if (!totals) return undefined;
   for (const operation of operations) {
-    const item = items[operation.index];
-    outcomes.succeed(operation.index, written(item, operation, totals.get(dayKey(operation.attribute.id, operation.date))));
+    // Only an increment answers its day's total (an update's key was built and looked up for nothing).
+    const total = operation.kind === 'increment' ? totals.get(dayKey(operation.attribute.id, operation.date)) : undefined;
+    outcomes.succeed(operation.index, written(items[operation.index], operation, total));
   }
   return outcomes.result();
 }
