@@ -1,7 +1,6 @@
 /** The structured log: pino JSON lines. Credentials never reach it (see http/request-context). */
 import pino, { type Logger } from 'pino';
 
-
 /**
  * The service's log (stdout) is written in blocks of about 12 KB rather than a write per line: one
  * line per request was a system call per request, the largest single item of a cheap read's own
