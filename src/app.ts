@@ -7,7 +7,6 @@
  * authentication -> rate limit -> the openapi-backend of its document -> handler.
  */
 import Koa from 'koa';
-import helmet from 'koa-helmet';
 import type { Deps } from './deps';
 import { requestContext } from './http/request-context';
 import { trailingSlashRedirect } from './http/trailing-slash';
@@ -33,6 +32,7 @@ import { oauthHandlers, PARAMETER_ENDPOINTS, tokenRequestParseErrors } from './o
 import { webRoutes } from './web';
 import { refuseCrossSiteForms } from './web/same-origin';
 import { compressAnswers } from './http/compression';
+import { securityHeaders } from './http/security-headers';
 
 /** Handler sets per document. */
 function handlersFor(deps: Deps): Record<ApiName, HandlerMap> {
@@ -86,7 +86,7 @@ export async function createApp(deps: Deps): Promise<BuiltApp> {
     ...(metrics ? [metrics.observe] : []),
     requestContext(deps.logger, hops),
     compressAnswers({ minBytes: deps.config.compressMinBytes }),
-    helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }),
+    await securityHeaders(),
     noStoreForApiAnswers(),
     publicUrl,
     checkHost({ publicUrl: deps.config.publicUrl, allowedHosts: deps.config.allowedHosts, refuse: refuseUnknownHost }),

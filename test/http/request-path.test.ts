@@ -128,6 +128,34 @@ describe('request ids and headers', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
+
+  test("every answer carries helmet's headers, the same on every request (http/security-headers.ts)", async () => {
+    const expected = {
+      'content-security-policy': expect.stringMatching(/^default-src 'none';.*frame-ancestors 'none';/),
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-frame-options': 'SAMEORIGIN',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const answers = [
+      await app.get('/api/2/accounts/profile/', { bearer }),
+      await app.get('/api/2/accounts/profile/'), // a 401
+      await app.get('/api/2/no-such-thing/', { bearer }), // a 404
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 401, 404]);
+    for (const res of answers) {
+      const headers = Object.fromEntries(Object.keys(expected).map((name) => [name, res.headers.get(name)]));
+      expect(headers).toEqual(expected);
+      expect(res.headers.get('x-powered-by')).toBeNull();
+    }
+  });
 });
 
 describe('health and documents', () => {
