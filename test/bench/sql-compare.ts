@@ -2,7 +2,7 @@
  * Each hot statement of Daybook against the plainest correct statement for the same answer (issue
  * 35 item 3; docs/request-path.md, "Issue 35, third stop", "The SQL"):
  *
- *   npm run bench:sql -- [--users 100] [--runs 15] [--loop 1000] [--rounds 3] [--scenarios a,b] [--plan-mode generic] [--show]
+ *   npm run bench:sql -- [--users 100] [--runs 15] [--loop 1000] [--rounds 3] [--scenarios a,b] [--plan-mode generic] [--plan-survey] [--show]
  *
  * on a dataset a bench run loaded (`npm run bench -- --small --reuse-data …` loads
  * `daybook_bench_100`; the embedded cluster of .data/bench, or DATABASE_URL's server). Daybook's
@@ -10,7 +10,9 @@
  * plainest ones are written by hand in sql-plainest.ts and checked to answer the same rows first.
  * For each: EXPLAIN (ANALYZE, BUFFERS) `--runs` times, alternating (median planning + execution
  * ms, buffers, plan shape), then `--rounds` alternating loops of `--loop` executions timed by the
- * backend's own CPU (sql-measure.ts). `--show` prints the statements and one plan of each.
+ * backend's own CPU (sql-measure.ts). `--show` prints the statements and one plan of each;
+ * `--plan-survey` only counts, per read, the people whose named statement keeps a generic plan
+ * (sql-plans.ts).
  */
 import os from 'node:os';
 import type pg from 'pg';
@@ -23,6 +25,7 @@ import { CLIENT_NAME } from './fixtures';
 import { CREATED_LABEL_PREFIX } from './scenarios';
 import { captureStatements, type Captured, type Statement } from './sql-capture';
 import { explainOnce, loop, median, personWriteMarks, transactionCpuMs, type ExplainFigures } from './sql-measure';
+import { planSurvey } from './sql-plans';
 import { plainestOf, sameAnswer, type Context } from './sql-plainest';
 
 const READS = ['with-values', 'values', 'attributes', 'correlations', 'profile', 'lookup', 'recheck'];
@@ -203,6 +206,7 @@ async function main(): Promise<void> {
       // the dataset's and each run of the create statement creates its attributes again.
       await client.query(`delete from attributes where user_id = $1 and label like '${CREATED_LABEL_PREFIX} %'`, [person.userId]);
       await client.query('vacuum analyze');
+      if (process.argv.includes('--plan-survey')) return planSurvey(client, captured, person.userId);
       for (const taken of captured) {
         // The profile's statements are the credential's: read in full and counted (the request
         // before the steady one), then rechecked and counted alone (the steady one).
