@@ -3,6 +3,7 @@
  * time went by package or source folder, and the functions with the most self and total time.
  *
  *   node dist/test/bench/profile-summary.js <file.cpuprofile> [--top N] [--after FUNCTION] [--match TEXT]
+ *     [--owners [--by-function]] [--under FILE]
  *
  * Each line gives its share of all samples and of the busy ones (every sample but `(idle)`): the
  * busy share is the one to compare between runs, as idle time grows with a slower load generator.
@@ -10,6 +11,12 @@
  *
  * --after drops the samples before the first one running FUNCTION (e.g. `handleRequest`, to leave
  * the start-up out).
+ *
+ * --owners charges every busy sample to its nearest frame of our own code (a file under dist/src
+ * or dist/test; with --by-function, that frame's function), so a library's time counts where our
+ * code called it; socket writes (`writev`) and garbage collection are shown apart, as both servers
+ * pay them alike. --under FILE lists the self time of the functions among the samples charged to
+ * FILE (e.g. `src/db/sql.js`: pg's conversion of the parameters under `rows`).
  */
 import fs from 'node:fs';
 
@@ -37,6 +44,15 @@ function area(url: string, functionName: string): string {
   if (ours) return `${ours[1]}/${ours[2]}${ours[3] && !ours[3].endsWith('.js') ? ours[3] : ''}`;
   if (url.startsWith('node:')) return url.replace(/^node:(internal\/)?([^/]+).*/, 'node:$2');
   return url;
+}
+
+/** The nearest frame of our own compiled code (dist/src, dist/test) at or above a sample's node. */
+function ownFrame(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): ProfileNode | undefined {
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const node = byId.get(at)!;
+    if (/\/dist\/(src|test)\//.test(node.callFrame.url)) return node;
+  }
+  return undefined;
 }
 
 function main(): void {
@@ -99,6 +115,30 @@ function main(): void {
     const matching = (entries: Map<string, number>) => new Map([...entries].filter(([name]) => name.includes(text)));
     show(`Self time of functions matching "${text}"`, matching(selfByFunction), top);
     show(`Total time of functions matching "${text}"`, matching(totalByFunction), top);
+    return;
+  }
+  const ownersIndex = process.argv.indexOf('--owners');
+  const underIndex = process.argv.indexOf('--under');
+  if (ownersIndex > 0 || underIndex > 0) {
+    const under = underIndex > 0 ? process.argv[underIndex + 1] : undefined;
+    const byFunction = process.argv.includes('--by-function');
+    const charged = new Map<string, number>();
+    profile.samples.forEach((id, i) => {
+      const node = byId.get(id)!;
+      if (i < Math.max(0, first) || node.callFrame.functionName === '(idle)') return;
+      const owner = ownFrame(id, byId, parent);
+      const ownerName = owner && `${owner.callFrame.url.replace(/^.*\/dist\//, '')}${byFunction ? ` ${owner.callFrame.functionName || '(anonymous)'}` : ''}`;
+      const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+      let name: string;
+      if (under) {
+        if (!owner || !owner.callFrame.url.endsWith(`/dist/${under}`)) return;
+        name = key(node);
+      } else if (node.callFrame.functionName === 'writev') name = '(socket writes: writev)';
+      else if (node.callFrame.functionName === '(garbage collector)') name = '(garbage collector)';
+      else name = ownerName ?? `(no own frame) ${area(node.callFrame.url, node.callFrame.functionName)}`;
+      charged.set(name, (charged.get(name) ?? 0) + ms);
+    });
+    show(under ? `Self time of the functions charged to ${under}` : 'Busy time by nearest own frame', charged, top);
     return;
   }
   show('Self time by area', areas, top);
