@@ -4,6 +4,13 @@
  * arrives), each request carrying the next token of the list, so the load is spread over many
  * users. Latencies are kept exactly (autocannon's own histogram counts whole milliseconds, too
  * coarse for answers of one or two), from which the percentiles are taken.
+ *
+ * A round opens its connections anew, and a saturated server accepts them one per turn of its
+ * event loop, so the answers of a round's first half second wait for the opening, not for the
+ * request (docs/request-path.md, "The tail at 32 connections"). `opening` seconds at the start of
+ * each round are therefore driven on the same connections but not measured: only the answers to
+ * requests sent after it count, for the rate and the percentiles alike, and `onMeasuring` is called
+ * when it ends (the CPU meters start there). Errors count from the first request.
  */
 import autocannon from 'autocannon';
 import { nextBody, type Scenario } from './scenarios';
@@ -31,7 +38,20 @@ export function quantile(sorted: Float64Array | number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-export async function drive(input: { port: number; scenario: Scenario; tokens: string[]; connections: number; seconds: number }): Promise<DriveResult> {
+export interface DriveInput {
+  port: number;
+  scenario: Scenario;
+  tokens: string[];
+  connections: number;
+  /** Seconds measured. */
+  seconds: number;
+  /** Unmeasured seconds before them, on the same connections (default none). */
+  opening?: number;
+  /** Called when the measured seconds begin. */
+  onMeasuring?: () => void;
+}
+
+export async function drive(input: DriveInput): Promise<DriveResult> {
   const { scenario, tokens } = input;
   const headers = tokens.map((token) => ({
     authorization: `Bearer ${token}`,
@@ -43,13 +63,21 @@ export async function drive(input: { port: number; scenario: Scenario; tokens: s
   let errors = 0;
   let bytes = 0;
   const statuses: Record<string, number> = {};
-  const t0 = performance.now();
+  const opening = input.opening ?? 0;
+  // Until the opening ends, measuredFrom is +Infinity and no answer counts.
+  let measuredFrom = opening > 0 ? Infinity : performance.now();
+  const startMeasuring = () => {
+    measuredFrom = performance.now();
+    input.onMeasuring?.();
+  };
+  if (opening === 0) input.onMeasuring?.();
+  const openingTimer = opening > 0 ? setTimeout(startMeasuring, opening * 1000) : undefined;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
         url: `http://127.0.0.1:${input.port}`,
         connections: input.connections,
-        duration: input.seconds,
+        duration: opening + input.seconds,
         timeout: 30,
         requests: [
           {
@@ -73,6 +101,8 @@ export async function drive(input: { port: number; scenario: Scenario; tokens: s
         errors++;
         return;
       }
+      // The request was sent responseTime ms ago: in the opening, it is not measured.
+      if (performance.now() - responseTime < measuredFrom) return;
       if (count === latencies.length) {
         const grown = new Float64Array(latencies.length * 2);
         grown.set(latencies);
@@ -82,7 +112,8 @@ export async function drive(input: { port: number; scenario: Scenario; tokens: s
       bytes += resBytes;
     });
   });
-  const seconds = (performance.now() - t0) / 1000;
+  clearTimeout(openingTimer);
+  const seconds = (performance.now() - measuredFrom) / 1000;
   const sorted = latencies.subarray(0, count).sort();
   let sum = 0;
   for (const value of sorted) sum += value;

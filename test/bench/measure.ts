@@ -1,7 +1,8 @@
 /**
  * Measures one dataset: starts Daybook (and the baseline, and the bare baseline) on it, prepares and
  * checks, then for each scenario and connection count runs a short unmeasured warm-up of each
- * server and `rounds` rounds in alternating order (Daybook, baseline[, bare], Daybook, …), with the
+ * server and `rounds` rounds in alternating order (Daybook, baseline[, bare], Daybook, …), each
+ * round measured after its own unmeasured opening (see drive.ts), with the
  * CPU of the server, of
  * Postgres and of the load generator and the server's peak RSS for each measurement.
  */
@@ -31,6 +32,8 @@ export interface MeasureInput {
   rounds: number;
   duration: number;
   warmup: number;
+  /** Unmeasured seconds at the start of each round, on the round's own connections. */
+  opening: number;
   pool: number;
   /** Daybook with its Prometheus metrics on (METRICS_TOKEN set). */
   metrics?: boolean;
@@ -131,9 +134,17 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
           for (const target of input.targets) {
             const server = servers[target]!;
             resetPeakRss(server.pid);
-            const meter = cpuMeter(server.pid, input.postmasterPid);
-            const result = await drive({ port: server.port, scenario, tokens, connections, seconds: input.duration });
-            const cpu = meter.stop();
+            let meter: ReturnType<typeof cpuMeter> | undefined;
+            const result = await drive({
+              port: server.port,
+              scenario,
+              tokens,
+              connections,
+              seconds: input.duration,
+              opening: input.opening,
+              onMeasuring: () => (meter = cpuMeter(server.pid, input.postmasterPid)),
+            });
+            const cpu = meter!.stop();
             cell.samples[target].push({ round, drive: result, cpu, peakRss: peakRss(server.pid) });
             done++;
             const eta = (((performance.now() - t0) / done) * (total - done)) / 1000;

@@ -15,6 +15,8 @@ export interface BenchOptions {
   duration: number;
   /** Seconds of unmeasured traffic before the rounds of a scenario and connection count. */
   warmup: number;
+  /** Unmeasured seconds at the start of each round, on that round's connections. */
+  opening: number;
   scenarios: string[];
   /** Dataset sizes (users) the reads are also run at; the main size reuses the main measurements. */
   scales: number[];
@@ -44,6 +46,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --rounds N              rounds per measurement, alternating Daybook and baseline(s) (default 3)
   --duration S            seconds per measurement (default 10)
   --warmup S              unmeasured seconds before each scenario's rounds (default 3)
+  --opening S             unmeasured seconds at the start of each round, on its own connections (default 1)
   --scenarios LIST        ${SCENARIO_NAMES.join(',')} (default all)
   --scales LIST           dataset sizes for the scale runs, or none (default 100,1000)
   --scale-connections L   concurrencies of the scale runs (default 8,32)
@@ -87,6 +90,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     rounds: 3,
     duration: small ? 3 : 10,
     warmup: small ? 1 : 3,
+    opening: 1,
     scenarios: SCENARIO_NAMES,
     scales: small ? [25, 100] : [100, 1000],
     scaleConnections: [8, 32],
@@ -131,6 +135,10 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--duration':
         options.duration = positive('duration', value());
+        break;
+      case '--opening':
+        options.opening = Number(value());
+        if (!(options.opening >= 0)) throw new Error('--opening takes a number of seconds, 0 or more.');
         break;
       case '--warmup':
         options.warmup = Number(value());
