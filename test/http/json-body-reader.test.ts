@@ -183,6 +183,13 @@ describe('what is not JSON, or not a batch', () => {
     }
   });
 
+  test('a malformed body is 400 whatever its text says (the former reader answered 413 when the reason quoted "exceeded")', async () => {
+    for (const text of ['exceeded', '[{"name":"steps","date":"2026-11-01","value":1}, maxFileSize]']) {
+      const res = await post(text);
+      expect([text, res.status, res.body]).toEqual([text, 400, notParsed(text)]);
+    }
+  });
+
   test('an empty chunked body is not a parse error: it is no batch', async () => {
     const res = await post('', { 'Content-Type': 'application/json' }, true);
     expect(res.status).toBe(400);
