@@ -53,8 +53,8 @@ function decodedStream(request: http.IncomingMessage): Readable {
  * mode's events and turns of the loop (about 14-28 µs of a 35-item body's read). That is the case
  * when a statement ran before the body is read (a credential not remembered, a first request).
  * A steady request reaches the body before Node's parser has handed it over, even when it came in
- * the same packet as the headers (the parser's callbacks each end in their own turn of the
- * microtask queue), and reads it as a stream below.
+ * the same packet as the headers (each of the parser's calls into JavaScript, the request's
+ * emission first, runs the microtask queue when it returns), and reads it as a stream below.
  */
 function arrived(source: Readable, request: http.IncomingMessage): Buffer | undefined {
   if (source !== request || !request.complete || !request.readable || request.readableFlowing) return undefined;

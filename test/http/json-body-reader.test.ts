@@ -293,6 +293,17 @@ describe('a body that does not arrive', () => {
     expect((await post(ONE_ITEM_TEXT)).status).toBe(200);
   });
 
+  test('so does one whose body is compressed (the former reader waited for ever: its inflating stream was not told of the abort)', async () => {
+    const socket = net.connect(Number(new URL(app.baseUrl).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    const gzipped = zlib.gzipSync(Buffer.from(ONE_ITEM_TEXT));
+    const head = `POST ${UPDATE} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${w.a}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: ${gzipped.length}\r\nX-Request-Id: json-body-aborted-gzip\r\n\r\n`;
+    await new Promise<void>((resolve) => socket.write(Buffer.concat([Buffer.from(head), gzipped.subarray(0, 12)]), () => resolve()));
+    socket.destroy();
+    await until(() => loggedStatus('json-body-aborted-gzip') !== undefined);
+    expect(loggedStatus('json-body-aborted-gzip')).toBe(400);
+  });
+
   test('a JSON body that trickles past HTTP_REQUEST_TIMEOUT_MS is answered 408 and cut off (the process’s own server)', async () => {
     const { app: koa } = await createApp(app.deps);
     const server = createHttpServer(koa.callback(), app.deps.config);
