@@ -7,13 +7,13 @@ import { databaseOf, principalOf } from '../../http/request-state';
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import { listAttributes, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
+import { listAttributesText, listAttributesWithValues, type AttributeFilters, type AttributePageText } from '../../domain/tracking/attributes';
 import { listTemplates } from '../../domain/tracking/templates';
 import { listValues } from '../../domain/tracking/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
-import { envelope, paging } from '../../http/paging';
+import { envelope, paging, type Paging } from '../../http/paging';
 import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
 import { answerJson } from '../../http/json-body';
@@ -45,6 +45,18 @@ function listFilters(c: ListContext): AttributeFilters {
   };
 }
 
+/**
+ * Answers a page of Attribute objects that is JSON text already (listAttributesText): the
+ * envelope's fields written around it as `JSON.stringify` writes the envelope object (a count, two
+ * links or nulls, then the results), with the headers `answerJson` sets. The envelope is made by
+ * `envelope` as for every list (the page check, the links); only the results' length is read.
+ */
+function answerAttributePage(ctx: Koa.Context, p: Paging, page: AttributePageText): void {
+  const { count, next, previous } = envelope(ctx, p, page.count, new Array<never>(page.shown));
+  ctx.response.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.response.body = `{"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)},"results":${page.results}}`;
+}
+
 export function attributesHandlers(deps: Deps) {
   return {
     /** The catalogue; never filtered by scope. */
@@ -62,30 +74,28 @@ export function attributesHandlers(deps: Deps) {
       const filters = listFilters(c);
       // A simple token or a session belongs to no client, so it owns nothing.
       if (queryFlag(c, 'owned')) filters.ownerClientPk = principal.clientPk ?? null;
-      const page = await listAttributes(databaseOf(ctx), {
+      const page = await listAttributesText(databaseOf(ctx), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters,
         page: p,
         now: deps.now(),
       });
-      const body: Ok<'listAttributes'> = envelope(ctx, p, page.count, page.results);
-      answerJson(ctx, body);
+      answerAttributePage(ctx, p, page);
     },
 
     /** What the calling client owns, among the groups it may read or write. */
     async listOwnedAttributes(c: V2Operation<'listOwnedAttributes'>['context'], ctx: V2Operation<'listOwnedAttributes'>['ctx']): Promise<void> {
       const principal = principalOf(ctx);
       const p = paging(c);
-      const page = await listAttributes(databaseOf(ctx), {
+      const page = await listAttributesText(databaseOf(ctx), {
         userId: principal.userId,
         visibility: ownedVisibility(principal.scopes),
         filters: { ...listFilters(c), ownerClientPk: principal.clientPk ?? null },
         page: p,
         now: deps.now(),
       });
-      const body: Ok<'listOwnedAttributes'> = envelope(ctx, p, page.count, page.results);
-      answerJson(ctx, body);
+      answerAttributePage(ctx, p, page);
     },
 
     /** Attributes with one value (or null) per day of the window ending at date_max. */
