@@ -1,14 +1,19 @@
 /**
- * CPU micro-benchmark of issue 35's fourth stop for the attribute and correlation lists
- * (docs/request-path.md, "Issue 35, fourth stop", "Attributes and correlations"): the former read
- * (a row per object, each column parsed by pg, the object shaped in JavaScript) against the current
- * one (the page's objects as one JSON array built by PostgreSQL), on the bench's dataset, for the
- * bench's requests (`?limit=100`, every scope), each behind a guard shaped like the recheck a steady
- * request carries, and serialised as its answer. CPU time of this process (`process.cpuUsage`: the
- * statement sent, its answer read, parsed and shaped, the answer serialised), old and new in
- * interleaved blocks, medians. Run after a bench has loaded its dataset (`npm run bench -- --small`):
- * `npm run build && npx tsc -p tsconfig.bench.json && node dist/test/bench/reads-micro.js [--users 100]
- * [--calls 200] [--blocks 15]`. Say the load average beside the figures: the machine is shared.
+ * CPU micro-benchmark of issue 35's fourth stop for the attribute list (docs/request-path.md,
+ * "Issue 35, fourth stop", "Attributes and correlations"): the former read (a row per attribute,
+ * each column parsed by pg, the object shaped in JavaScript, the answer serialised by
+ * `JSON.stringify`) against the current one (the page's objects as JSON text written by PostgreSQL,
+ * carried into the answer as it is), on the bench's dataset, for the bench's request (`?limit=100`,
+ * every scope), behind a guard shaped like the recheck a steady request carries. The answers'
+ * texts are checked equal first. The correlation list is measured the same way with the same read
+ * on both sides, as a control: its two figures differ only by the machine's noise.
+ *
+ * CPU time per request of this process (`process.cpuUsage`: the statement sent, its answer read,
+ * parsed and shaped, the answer's text made) and of the connection's PostgreSQL backend
+ * (/proc/<pid>/stat), old and new in interleaved blocks, medians. Run after a bench has loaded its
+ * dataset (`npm run bench -- --small`): `npm run build && npx tsc -p tsconfig.bench.json && node
+ * dist/test/bench/reads-micro.js [--users 100] [--calls 200] [--blocks 9]`. Say the load average
+ * beside the figures: the machine is shared.
  */
 import os from 'node:os';
 import type { Knex } from 'knex';
@@ -90,7 +95,7 @@ interface CorrelationRow {
   total: number;
 }
 
-/** The former correlation list (commit 6ac3b7e): a row per correlation, shaped by `correlationObject`. */
+/** The correlation list as `listCorrelations` reads it (the control). */
 async function formerCorrelations(db: Database, userId: number, visibility: Visibility): Promise<{ count: number; results: unknown[] }> {
   const rows = await db.read<CorrelationRow>(sql`select c.date, c.period, c."offset", a1.name as attribute, a2.name as attribute2, c.value, c.p, c.percentage, c.stars,
        c.second_person, array_to_json(c.second_person_elements) as second_person_elements, c.strength_description, c.stars_description, count(*) over () as total
@@ -153,7 +158,7 @@ async function compare(knex: Knex, pid: number, name: string, old: Answer, curre
 async function main(): Promise<void> {
   const users = Number(arg('users', '100'));
   const calls = Number(arg('calls', '200'));
-  const blocks = Number(arg('blocks', '15'));
+  const blocks = Number(arg('blocks', '9'));
   const server = await openBenchServer(process.env.DATABASE_URL);
   const unregister = onInterrupt(() => server.stop());
   try {
@@ -184,7 +189,7 @@ async function main(): Promise<void> {
       await compare(
         knex,
         pid,
-        'correlations',
+        'correlations (control: the same read on both sides)',
         async (db) => answerOf(await formerCorrelations(db, userId, visibility)),
         async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
         calls,

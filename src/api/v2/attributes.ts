@@ -7,16 +7,17 @@ import { databaseOf, principalOf } from '../../http/request-state';
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import { listAttributesText, listAttributesWithValues, type AttributeFilters, type AttributePageText } from '../../domain/tracking/attributes';
+import { listAttributesText, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
 import { listTemplates } from '../../domain/tracking/templates';
 import { listValues } from '../../domain/tracking/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
-import { envelope, paging, type Paging } from '../../http/paging';
+import { envelope, paging } from '../../http/paging';
 import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
 import { answerJson } from '../../http/json-body';
+import { answerPageText } from './page-text';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
@@ -45,18 +46,6 @@ function listFilters(c: ListContext): AttributeFilters {
   };
 }
 
-/**
- * Answers a page of Attribute objects that is JSON text already (listAttributesText): the
- * envelope's fields written around it as `JSON.stringify` writes the envelope object (a count, two
- * links or nulls, then the results), with the headers `answerJson` sets. The envelope is made by
- * `envelope` as for every list (the page check, the links); only the results' length is read.
- */
-function answerAttributePage(ctx: Koa.Context, p: Paging, page: AttributePageText): void {
-  const { count, next, previous } = envelope(ctx, p, page.count, new Array<never>(page.shown));
-  ctx.response.set('Content-Type', 'application/json; charset=utf-8');
-  ctx.response.body = `{"count":${count},"next":${JSON.stringify(next)},"previous":${JSON.stringify(previous)},"results":${page.results}}`;
-}
-
 export function attributesHandlers(deps: Deps) {
   return {
     /** The catalogue; never filtered by scope. */
@@ -81,7 +70,7 @@ export function attributesHandlers(deps: Deps) {
         page: p,
         now: deps.now(),
       });
-      answerAttributePage(ctx, p, page);
+      answerPageText(ctx, p, page);
     },
 
     /** What the calling client owns, among the groups it may read or write. */
@@ -95,7 +84,7 @@ export function attributesHandlers(deps: Deps) {
         page: p,
         now: deps.now(),
       });
-      answerAttributePage(ctx, p, page);
+      answerPageText(ctx, p, page);
     },
 
     /** Attributes with one value (or null) per day of the window ending at date_max. */

@@ -166,11 +166,10 @@ function attributePage(userId: number, visibility: Visibility, filters: Attribut
 /** The list order again, on the page subquery `p` (a subquery's ORDER BY does not bind the outer query). */
 const PAGE_ORDER = attributeOrder(raw('p.group_priority'), raw('p.priority'), raw('p.name'));
 
-/** A page of Attribute objects as JSON text: the objects on the page (`shown`) and the matching ones (`count`). */
+/** A page of Attribute objects as JSON text: the objects on the page (`shown`), the matching ones (`count`), and the page's objects as a JSON array written as `JSON.stringify` writes them (`attributeLaterals`). */
 export interface AttributePageText {
   count: number;
   shown: number;
-  /** The page's objects as a JSON array, written as `JSON.stringify` writes them (`attributeLaterals`). */
   results: string;
 }
 
