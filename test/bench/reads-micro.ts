@@ -97,7 +97,8 @@ interface CorrelationRow {
 
 /** The correlation list as `listCorrelations` reads it (the control). */
 async function formerCorrelations(db: Database, userId: number, visibility: Visibility): Promise<{ count: number; results: unknown[] }> {
-  const rows = await db.read<CorrelationRow>(sql`select c.date, c.period, c."offset", a1.name as attribute, a2.name as attribute2, c.value, c.p, c.percentage, c.stars,
+  const rows =
+    await db.read<CorrelationRow>(sql`select c.date, c.period, c."offset", a1.name as attribute, a2.name as attribute2, c.value, c.p, c.percentage, c.stars,
        c.second_person, array_to_json(c.second_person_elements) as second_person_elements, c.strength_description, c.stars_description, count(*) over () as total
   from correlations c
   join attributes a1 on a1.user_id = c.user_id and a1.id = c.attribute_id
@@ -146,7 +147,15 @@ async function compare(knex: Knex, pid: number, name: string, old: Answer, curre
   const [before, after] = [await old(guardedDatabase(knex, benchGuard())), await current(guardedDatabase(knex, benchGuard()))];
   if (before !== after) throw new Error(`${name}: the answers differ:\n${before.slice(0, 400)}\n${after.slice(0, 400)}`);
   const runs: Array<[[number, number], [number, number]]> = [];
-  for (let block = 0; block < blocks; block++) runs.push([await cpuPerRequest(knex, pid, old, calls), await cpuPerRequest(knex, pid, current, calls)]);
+  // Each block measures both, the first of the pair alternating (the second of a pair ran measurably
+  // slower on this machine whichever it was).
+  for (let block = 0; block < blocks; block++) {
+    if (block % 2 === 0) runs.push([await cpuPerRequest(knex, pid, old, calls), await cpuPerRequest(knex, pid, current, calls)]);
+    else {
+      const second = await cpuPerRequest(knex, pid, current, calls);
+      runs.push([await cpuPerRequest(knex, pid, old, calls), second]);
+    }
+  }
   const results = JSON.parse(after) as { results: unknown[] };
   const figure = (which: 0 | 1, part: 0 | 1) => median(runs.map((run) => run[which][part])).toFixed(0);
   console.log(
@@ -173,7 +182,12 @@ async function main(): Promise<void> {
       const visibility = readVisibility(new Set(V2_SCOPE_NAMES));
       const now = new Date();
       const page = { limit: 100, offset: 0 };
-      console.log(`${database}, person ${userId}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+      console.log(
+        `${database}, person ${userId}; load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(', ')}`,
+      );
       await compare(
         knex,
         pid,
@@ -195,7 +209,12 @@ async function main(): Promise<void> {
         calls,
         blocks,
       );
-      console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')}`);
+      console.log(
+        `load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(2))
+          .join(', ')}`,
+      );
     } finally {
       await knex.destroy();
     }
