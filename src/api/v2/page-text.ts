@@ -1,5 +1,5 @@
 /**
- * A list's answer whose results are JSON text already (the attribute and correlation lists:
+ * A list's answer whose results are JSON text already (the attribute lists, `listAttributesText`:
  * docs/request-path.md, "Issue 35, fourth stop"): the envelope's fields written around the text as
  * `JSON.stringify` writes the envelope object (a count, two links or nulls, then the results), with
  * the headers `answerJson` (http/json-body.ts) sets. The envelope is made by `envelope` as for every
