@@ -27,10 +27,11 @@
  */
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import { GROUP_NAMES } from '../../src/db/catalogue-groups';
+import { GROUP_NAMES, type GroupName } from '../../src/db/catalogue-groups';
 import { LOW_PRIORITY } from '../../src/db/catalogue-templates';
-import { attributeObject, type AttributeRow } from '../../src/domain/tracking/attributes';
+import type { AttributeObject, AttributeRow } from '../../src/domain/tracking/attributes';
 import { correlationObject } from '../../src/domain/derived/correlations';
+import { VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../src/db/catalogue-value-types';
 import { typedValue, type JsonValue } from '../../src/domain/tracking/values';
 import { daysEndingAt } from '../../src/domain/time';
 import { createdName } from '../../src/domain/tracking/writes/create';
@@ -338,6 +339,27 @@ const CREATE_BATCH: Query = {
 export interface Page<T> {
   count: number;
   results: T[];
+}
+
+/**
+ * The v2 Attribute from a row, shaped in JavaScript as a plain server would (Daybook has
+ * PostgreSQL write it: attributeLaterals in src/domain/tracking/attributes.ts; the bench's check of
+ * equal answers holds the two together).
+ */
+function attributeObject(row: AttributeRow): AttributeObject {
+  return {
+    template: row.template_name,
+    name: row.name,
+    label: row.label,
+    group: { name: row.group_name as GroupName, label: row.group_label, priority: row.group_priority },
+    service: row.service_name === null ? null : { name: row.service_name, label: row.service_label ?? row.service_name },
+    active: row.active,
+    priority: row.priority,
+    manual: row.manual,
+    value_type: row.value_type as ValueType,
+    value_type_description: VALUE_TYPE_DESCRIPTIONS[row.value_type],
+    available_services: row.available_services,
+  };
 }
 
 type StoredValue = { date: string; num: unknown; text: unknown };

@@ -17,7 +17,7 @@ import type { Statement } from './sql-capture';
 const TICKS_PER_SECOND = 100;
 
 /** The backend's CPU so far (user + system), in ms. */
-function backendCpuMs(pid: number): number {
+export function backendCpuMs(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;

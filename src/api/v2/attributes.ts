@@ -7,7 +7,7 @@ import { databaseOf, principalOf } from '../../http/request-state';
 import type Koa from 'koa';
 import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
-import { listAttributes, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
+import { listAttributesText, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
 import { listTemplates } from '../../domain/tracking/templates';
 import { listValues } from '../../domain/tracking/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
@@ -17,6 +17,7 @@ import { envelope, paging } from '../../http/paging';
 import { queryDate, queryFlag, queryInt, queryNames, queryString } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
 import { answerJson } from '../../http/json-body';
+import { answerPageText } from './page-text';
 
 type Ok<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { 'application/json': infer T } } } } ? T : never;
 
@@ -62,30 +63,28 @@ export function attributesHandlers(deps: Deps) {
       const filters = listFilters(c);
       // A simple token or a session belongs to no client, so it owns nothing.
       if (queryFlag(c, 'owned')) filters.ownerClientPk = principal.clientPk ?? null;
-      const page = await listAttributes(databaseOf(ctx), {
+      const page = await listAttributesText(databaseOf(ctx), {
         userId: principal.userId,
         visibility: readVisibility(principal.scopes),
         filters,
         page: p,
         now: deps.now(),
       });
-      const body: Ok<'listAttributes'> = envelope(ctx, p, page.count, page.results);
-      answerJson(ctx, body);
+      answerPageText(ctx, p, page);
     },
 
     /** What the calling client owns, among the groups it may read or write. */
     async listOwnedAttributes(c: V2Operation<'listOwnedAttributes'>['context'], ctx: V2Operation<'listOwnedAttributes'>['ctx']): Promise<void> {
       const principal = principalOf(ctx);
       const p = paging(c);
-      const page = await listAttributes(databaseOf(ctx), {
+      const page = await listAttributesText(databaseOf(ctx), {
         userId: principal.userId,
         visibility: ownedVisibility(principal.scopes),
         filters: { ...listFilters(c), ownerClientPk: principal.clientPk ?? null },
         page: p,
         now: deps.now(),
       });
-      const body: Ok<'listOwnedAttributes'> = envelope(ctx, p, page.count, page.results);
-      answerJson(ctx, body);
+      answerPageText(ctx, p, page);
     },
 
     /** Attributes with one value (or null) per day of the window ending at date_max. */

@@ -28,12 +28,15 @@ export function lastConnected(s: Sql, now: Date): Sql {
 
 /**
  * `available_services` of the attribute row `a` as a JSON array of Service objects, earliest
- * acquisition first.
+ * acquisition first. Written compact (no space after `:` or `,`), as `JSON.stringify` writes it,
+ * so that an answer can carry the text as it is (attributes.ts, `attributeLaterals`); json_agg and
+ * json_build_object would space it.
  */
 export function availableServices(a: Sql, now: Date): Sql {
   return sql`coalesce((
-       select json_agg(json_build_object('name', c.client_id, 'label', c.name) order by s.acquired_at, c.client_id)
+       select ('[' || string_agg(row_to_json(service)::text, ',' order by s.acquired_at, c.client_id) || ']')::json
          from attribute_services s join oauth_clients c on c.id = s.client_pk
+        cross join lateral (select c.client_id as name, c.name as label) as service
         where s.user_id = ${a}.user_id and s.attribute_id = ${a}.id and ${ableToHandle(raw('s'), raw('c'), now)}
      ), '[]'::json)`;
 }

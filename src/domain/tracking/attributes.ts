@@ -12,7 +12,7 @@ import { LOW_PRIORITY } from '../../db/catalogue-templates';
 import { VALUE_TYPE_DESCRIPTIONS, type ValueType } from '../../db/catalogue-value-types';
 import type { GroupName } from '../../db/catalogue-groups';
 import type { Database } from '../../db/database';
-import { empty, fragment, raw, sql, type Sql } from '../../db/sql';
+import { empty, knexRaw, raw, sql, type Sql } from '../../db/sql';
 import { daysEndingAt } from '../time';
 import { availableServices } from './able-services';
 import { ATTRIBUTE_ORDER, attributeOrder } from './attribute-order';
@@ -31,7 +31,7 @@ export type AttributeObject = components['schemas']['Attribute'];
 /** The with-values variant: no `available_services` (openapi/v2/schemas/AttributeWithValues.yaml), a window of values instead. */
 export type AttributeWithValuesObject = components['schemas']['AttributeWithValues'];
 
-/** One row of `selectAttributes`. */
+/** A row of ATTRIBUTE_COLUMNS with its `available_services` (the with-values rows have no services). */
 export interface AttributeRow {
   id: number;
   user_id: number;
@@ -56,44 +56,43 @@ export interface AttributeRow {
 const ATTRIBUTE_COLUMNS = raw(`a.id, a.user_id, a.name, a.label, a.template_name, a.group_name, g.label as group_label, g.priority as group_priority,
        a.value_type, a.priority, a.manual, a.active, a.private, o.client_id as service_name, o.name as service_label`);
 
+/** VALUE_TYPE_DESCRIPTIONS as an SQL array constant, indexed from 1 (the code + 1). */
+const VALUE_TYPE_DESCRIPTION_ARRAY = raw(`(array[${VALUE_TYPE_DESCRIPTIONS.map((text) => `'${text.replace(/'/g, "''")}'`).join(', ')}]::text[])`);
+
 /**
- * The base query for full attribute objects of one person, as `attributes as a` (so
- * `whereVisible` and further filters apply). For paths that answer with a few full objects, such
- * as the write endpoints' `success_objects`; the paged lists below select the same columns.
+ * The v2 document's Attribute (openapi/v2/schemas/Attribute.yaml) of the row `p`, which has the
+ * columns of ATTRIBUTE_COLUMNS: laterals to put after `p` in a FROM list, the last of which, `x`,
+ * holds the object's fields in their order (`group` and `service` as their embedded objects, a
+ * service without a name of its own labelled with its `client_id`; `available_services` as
+ * `availableServices` lists them at `now`), so that `ATTRIBUTE_TEXT` is its JSON text.
+ *
+ * The text is what `JSON.stringify` writes for the same object: `row_to_json` writes no space
+ * between fields (json_build_object and json_agg do), PostgreSQL escapes a string's characters as
+ * `JSON.stringify` does (`"`, `\`, the control characters as `\b`, `\n`… or `\u00XX`; nothing
+ * else), and an attribute has no float. So a list's answer carries the page's text as it is: no
+ * row parsed by pg, no object made, nothing serialised again (docs/request-path.md, "Issue 35,
+ * fourth stop"; test/api/v2/attributes.test.ts holds the text equal to `JSON.stringify`'s).
  */
-export function selectAttributes(db: Knex, userId: number, now: Date): Knex.QueryBuilder {
-  return db('attributes as a')
-    .join('groups as g', 'g.name', 'a.group_name')
-    .leftJoin('oauth_clients as o', 'o.id', 'a.owner_client_pk')
-    .where('a.user_id', userId)
-    .select(fragment(db, sql`${ATTRIBUTE_COLUMNS}, ${availableServices(raw('a'), now)} as available_services`));
+function attributeLaterals(p: Sql, now: Date): Sql {
+  return sql`cross join lateral (select ${p}.group_name as name, ${p}.group_label as label, ${p}.group_priority as priority) as attribute_group
+  cross join lateral (select ${p}.service_name as name, coalesce(${p}.service_label, ${p}.service_name) as label) as attribute_service
+  cross join lateral (select ${p}.template_name as template, ${p}.name, ${p}.label, row_to_json(attribute_group) as "group",
+       case when ${p}.service_name is null then null else row_to_json(attribute_service) end as service,
+       ${p}.active, ${p}.priority, ${p}.manual, ${p}.value_type, ${VALUE_TYPE_DESCRIPTION_ARRAY}[${p}.value_type + 1] as value_type_description,
+       ${availableServices(p, now)} as available_services) as x`;
 }
+
+/** The JSON text of the Attribute `attributeLaterals` put in `x`. */
+const ATTRIBUTE_TEXT = raw('row_to_json(x)::text');
 
 /** The embedded Group from a row's `group_name`, `group_label`, `group_priority` (groups are rows of the catalogue). */
 export function groupObject(row: { group_name: string; group_label: string; group_priority: number }): GroupObject {
   return { name: row.group_name as GroupName, label: row.group_label, priority: row.group_priority };
 }
 
-/** The embedded service that owns an attribute, from a row's `service_name` and `service_label`; null when no service does. */
+/** The embedded service that owns an attribute, from a row's `service_name` and `service_label`; null when no service does (as `attributeLaterals` writes it). */
 function serviceObject(row: { service_name: string | null; service_label: string | null }): AttributeObject['service'] {
   return row.service_name === null ? null : { name: row.service_name, label: row.service_label ?? row.service_name };
-}
-
-/** The v2 document's Attribute from a row of `selectAttributes`. */
-export function attributeObject(row: AttributeRow): AttributeObject {
-  return {
-    template: row.template_name,
-    name: row.name,
-    label: row.label,
-    group: groupObject(row),
-    service: serviceObject(row),
-    active: row.active,
-    priority: row.priority,
-    manual: row.manual,
-    value_type: row.value_type as ValueType,
-    value_type_description: VALUE_TYPE_DESCRIPTIONS[row.value_type],
-    available_services: row.available_services,
-  };
 }
 
 /** The filters of the attribute lists. Absent means no filter; an empty name list matches nothing. */
@@ -167,20 +166,37 @@ function attributePage(userId: number, visibility: Visibility, filters: Attribut
 /** The list order again, on the page subquery `p` (a subquery's ORDER BY does not bind the outer query). */
 const PAGE_ORDER = attributeOrder(raw('p.group_priority'), raw('p.priority'), raw('p.name'));
 
+/** A page of Attribute objects as JSON text: the objects on the page (`shown`), the matching ones (`count`), and the page's objects as a JSON array written as `JSON.stringify` writes them (`attributeLaterals`). */
+export interface AttributePageText {
+  count: number;
+  shown: number;
+  results: string;
+}
+
 /**
- * A page of the person's attributes that `visibility` shows and `filters` keep, as Attribute
- * objects, in the list order. One query. Filters combine with AND.
+ * A page of the person's attributes that `visibility` shows and `filters` keep, as the JSON text of
+ * their Attribute objects, in the list order. One query, one row: the objects' text joined in the
+ * list order, with the window count. Filters combine with AND.
  */
+export async function listAttributesText(
+  db: Database,
+  input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date },
+): Promise<AttributePageText> {
+  if (input.filters.ownerClientPk === null) return { count: 0, shown: 0, results: '[]' };
+  const [page] = await db.read<{ total: number | null; shown: number; results: string | null }>(
+    sql`select max(p.total) as total, count(*) as shown, '[' || string_agg(${ATTRIBUTE_TEXT}, ',' order by ${PAGE_ORDER}) || ']' as results
+  from (${attributePage(input.userId, input.visibility, input.filters, input.page)}) as p ${attributeLaterals(raw('p'), input.now)}`,
+  );
+  return { count: page?.total ?? 0, shown: page?.shown ?? 0, results: page?.results ?? '[]' };
+}
+
+/** `listAttributesText`'s page as Attribute objects (the pages' lists). */
 export async function listAttributes(
   db: Database,
   input: { userId: number; visibility: Visibility; filters: AttributeFilters; page: PageWindow; now: Date },
 ): Promise<Page<AttributeObject>> {
-  if (input.filters.ownerClientPk === null) return { count: 0, results: [] };
-  const rows = await db.read<AttributeRow & { total: number }>(
-    sql`select p.*, ${availableServices(raw('p'), input.now)} as available_services
-  from (${attributePage(input.userId, input.visibility, input.filters, input.page)}) as p order by ${PAGE_ORDER}`,
-  );
-  return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
+  const page = await listAttributesText(db, input);
+  return { count: page.count, results: JSON.parse(page.results) as AttributeObject[] };
 }
 
 /** An attribute row (with version 1's `private` flag) and its window of values, newest first. */
@@ -238,8 +254,8 @@ export async function listAttributesWithValues(
 }
 
 /**
- * The v2 with-values object: `attributeObject`'s fields but `available_services`, in its order, then
- * `values`. Written out rather than spread from `attributeObject` and pruned, which copied every
+ * The v2 with-values object: the Attribute's fields (`attributeLaterals`) but `available_services`, in
+ * their order, then `values`. Written out rather than spread from an Attribute object and pruned, which copied every
  * field three times (a row spread, a rest pattern, a spread): 3 % of a with-values request's own
  * CPU in the bench's profile (docs/request-path.md, "Issue 35, second stop").
  */
@@ -262,8 +278,12 @@ function withValuesObject(row: AttributeRowWithValues['row'], values: ValueObjec
 /** The full Attribute objects of a person's named attributes, in one query (the answers of batch writes). */
 export async function attributeObjectsNamed(db: Knex, userId: number, names: string[], now: Date): Promise<Map<string, AttributeObject>> {
   if (names.length === 0) return new Map();
-  const rows: AttributeRow[] = await selectAttributes(db, userId, now).whereIn('a.name', [...new Set(names)]);
-  return new Map(rows.map((row) => [row.name, attributeObject(row)]));
+  const statement = sql`select p.name, ${ATTRIBUTE_TEXT} as attribute
+  from (select ${ATTRIBUTE_COLUMNS}
+          from attributes a join groups g on g.name = a.group_name left join oauth_clients o on o.id = a.owner_client_pk
+         where a.user_id = ${userId} and a.name = any(${[...new Set(names)]}::text[])) as p ${attributeLaterals(raw('p'), now)}`;
+  const { rows } = (await db.raw(...knexRaw(statement))) as { rows: Array<{ name: string; attribute: string }> };
+  return new Map(rows.map((row) => [row.name, JSON.parse(row.attribute) as AttributeObject]));
 }
 
 /** Label and value type of a person's named attributes (the pages show labels and parse typed input). */

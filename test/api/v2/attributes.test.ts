@@ -281,6 +281,34 @@ describe('paging /api/2/attributes/', () => {
   });
 });
 
+describe('the text of /api/2/attributes/', () => {
+  // Every character JSON escapes, and some it does not: quotes, backslashes, control characters,
+  // DEL, the line and paragraph separators, accents, a character beyond the BMP, markup.
+  const HOSTILE = 'He said "hi" \\ \b\f\n\r\t \u0001\u001f\u007f \u2028\u2029 é 😀 </script> {"x":1}';
+
+  test('is the text JSON.stringify writes for the same answer, whatever the labels and names hold', async () => {
+    const made = await makeUser(app);
+    const odd = (await makeClient(app, made.user, `App ${HOSTILE}`)).client;
+    await makeToken(app, made.user, odd, ['activity_write']);
+    const [first] = await addAttributes(app, made.user.id, [
+      { name: 'odd_one', template: null, label: HOSTILE, group: 'activity', value_type: 2, priority: 1, owner: odd.id },
+      { name: `odd "two" \\ é`, template: null, label: '', group: 'custom', value_type: 0, priority: 2, manual: true },
+    ]);
+    await addAvailableService(app, made.user.id, first, odd.id);
+    for (const path of ['/api/2/attributes/', '/api/2/attributes/?limit=1', '/api/2/attributes/?limit=1&page=2']) {
+      const res = await app.get(path, { token: made.simpleToken });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(JSON.stringify(res.body));
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(res.text));
+    }
+    const all = await app.get('/api/2/attributes/', { token: made.simpleToken });
+    expect(all.body.results[0]).toMatchObject({ label: HOSTILE, service: { name: odd.client_id, label: `App ${HOSTILE}` } });
+    expect(all.body.results[0].available_services).toEqual([{ name: odd.client_id, label: `App ${HOSTILE}` }]);
+    expect(all.body.results[1]).toMatchObject({ name: `odd "two" \\ é`, label: '' });
+  });
+});
+
 describe('bad parameters of /api/2/attributes/', () => {
   test.each([
     ['page=0', 'page'],
