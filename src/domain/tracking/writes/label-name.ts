@@ -49,10 +49,40 @@ function spelledOut(label: string): string {
 }
 
 /**
+ * Steps 1 to 3 for a label of ASCII characters only (the usual one), which they reduce to: lower-case
+ * it, and one `_` for each run of characters other than `a-z` and `0-9` between two of them. NFKD
+ * leaves ASCII as it is, no ASCII character is a combining mark or in the table, and the ASCII
+ * letters and digits are `A-Z`, `a-z` and `0-9`; so the name is the general rule's
+ * (test/domain/label-name.test.ts holds them equal), in one pass over the characters instead of
+ * NFKD, a character array and four Unicode regular expressions (docs/request-path.md, "Issue 35,
+ * fourth stop"). Undefined at the first character outside ASCII: the general rule names the label.
+ */
+function asciiName(label: string): string | undefined {
+  let name = '';
+  let gap = false; // characters other than letters and digits since the last letter or digit
+  for (let i = 0; i < label.length; i++) {
+    let code = label.charCodeAt(i);
+    if (code > 0x7f) return undefined;
+    if (code >= 0x41 && code <= 0x5a) code += 0x20; // A-Z to a-z
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+      if (gap && name.length > 0) name += '_';
+      name += String.fromCharCode(code);
+      gap = false;
+    } else gap = true;
+  }
+  return name;
+}
+
+/**
  * The name a label gives, before clash suffixes: the spelled-out label when it is all ASCII, else
  * `custom_<n>`; '' when the label has no letter or digit at all.
  */
 export function nameFromLabel(label: string): string {
+  return asciiName(label) ?? spelledName(label);
+}
+
+/** nameFromLabel by the general rule, for a label in any script. */
+export function spelledName(label: string): string {
   if (!hasLetterOrDigit(label)) return '';
   const spelled = spelledOut(label);
   if (/^[a-z0-9_]+$/.test(spelled)) return spelled;

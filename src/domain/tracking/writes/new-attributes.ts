@@ -36,13 +36,30 @@ const RETURNED = raw(WRITABLE_COLUMNS.join(', '));
 const byName = (a: AttributeRow, b: AttributeRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
+ * One column of the rows, as the statement binds it. The creation times go as ISO 8601 text
+ * (`timestamptz` reads the same instant): an array of Dates is left to pg's own conversion, which
+ * formats each Date apart and runs its two regular expressions over each (db/sql.ts, `arrayText`),
+ * where a batch's rows share one time, made into text once (docs/request-path.md, "Issue 35,
+ * fourth stop").
+ */
+function columnOf(rows: AttributeRow[], column: (typeof INSERTED_COLUMNS)[number]): unknown[] {
+  if (column !== 'created_at') return rows.map((row) => row[column]);
+  let time: Date | undefined;
+  let text = '';
+  return rows.map((row) => {
+    if (row.created_at !== time) text = (time = row.created_at).toISOString();
+    return text;
+  });
+}
+
+/**
  * `insert into attributes … returning` the WritableAttribute columns of the rows it created.
  * `guarded`: a CTE named `guard` comes before this one (src/db/database.ts), and it inserts only
  * when the guard lets the request proceed.
  */
 export function insertAttributesStatement(rows: AttributeRow[], guarded = false): Sql {
   const sorted = [...rows].sort(byName);
-  const arrays = INSERTED_COLUMNS.map((column) => sql`${sorted.map((row) => row[column])}::${raw(INSERTED[column])}[]`);
+  const arrays = INSERTED_COLUMNS.map((column) => sql`${columnOf(sorted, column)}::${raw(INSERTED[column])}[]`);
   return sql`insert into attributes (${COLUMN_LIST})
     select n.* from ${guarded ? sql`guard, ` : empty}unnest(${join(arrays)}) as n(${COLUMN_LIST})
      ${guarded ? sql`where guard.guard_proceed` : empty}
