@@ -278,7 +278,7 @@ function steps(oldRoot: string, newRoot: string): void {
     statement.values.map((value) => (Array.isArray(value) ? (arrayText(value) ?? prepareValue(value)) : prepareValue(value)));
   let rows: ReturnType<typeof rowsOf>[] = [];
   compareCalls(
-    "a create's insert and its values as pg sends them: creation times as Dates -> as text",
+    "a create's insert and its values as pg sends them: rows sorted, creation times as Dates -> as given, as text",
     REQUESTS,
     (i) => (sink = converted(oldInsert.insertAttributesStatement(rows[i], true))),
     (i) => (sink = converted(newInsert.insertAttributesStatement(rows[i], true))),

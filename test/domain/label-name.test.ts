@@ -40,5 +40,7 @@ describe('nameFromLabel', () => {
     expect(nameFromLabel('Café au lait')).toBe('cafe_au_lait');
     expect(nameFromLabel('Straße')).toBe('strasse');
     expect(nameFromLabel('日本語')).toMatch(/^custom_[0-9]+$/);
+    // Letters outside ASCII whose lower case is ASCII (the Kelvin sign) or is not (the dotted capital I).
+    for (const label of ['300 \u212a', '\u0130stanbul', 'A\u212aB']) expect(nameFromLabel(label)).toBe(spelledName(label));
   });
 });

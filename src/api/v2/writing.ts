@@ -43,21 +43,9 @@ async function writeContext(deps: Deps, ctx: Koa.Context): Promise<WriteContext>
   };
 }
 
-/** What Koa writes for `ctx.type = 'json'` (as http/json-body.ts). */
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/**
- * 200 when every item succeeded, 202 when any failed (the v2 document, "Errors"); the body is the
- * operation's result type. The body stays an object (the idempotency layer stores it so), with its
- * JSON type set first: Koa's setter then keeps that type instead of looking `json` up in mime-types
- * for every answer (docs/request-path.md, "Issue 35, fourth stop").
- */
-function answer<B extends { failed: unknown[] }>(
-  ctx: { status: number; body: B; response: { set(field: string, value: string): void } },
-  result: NoInfer<B>,
-): void {
+/** 200 when every item succeeded, 202 when any failed (the v2 document, "Errors"); the body is the operation's result type. */
+function answer<B extends { failed: unknown[] }>(ctx: { status: number; body: B }, result: NoInfer<B>): void {
   ctx.status = result.failed.length === 0 ? 200 : 202;
-  ctx.response.set('Content-Type', JSON_TYPE);
   ctx.body = result;
 }
 

@@ -49,26 +49,27 @@ function spelledOut(label: string): string {
 }
 
 /**
- * Steps 1 to 3 for a label of ASCII characters only (the usual one), which they reduce to: lower-case
- * it, and one `_` for each run of characters other than `a-z` and `0-9` between two of them. NFKD
- * leaves ASCII as it is, no ASCII character is a combining mark or in the table, and the ASCII
- * letters and digits are `A-Z`, `a-z` and `0-9`; so the name is the general rule's
- * (test/domain/label-name.test.ts holds them equal), in one pass over the characters instead of
- * NFKD, a character array and four Unicode regular expressions (docs/request-path.md, "Issue 35,
- * fourth stop"). Undefined at the first character outside ASCII: the general rule names the label.
+ * Steps 1 to 3 for a label that is ASCII once lower-cased (the usual one), which they reduce to: its
+ * runs of `a-z` and `0-9`, lower-cased, joined by `_`. Lower-cased, the general rule's NFKD leaves
+ * ASCII as it is, no ASCII character is a combining mark or in the table, and the ASCII letters
+ * and digits are `a-z` and `0-9`; so the name is the general rule's (test/domain/label-name.test.ts
+ * holds them equal), taken as slices of the label in one pass instead of NFKD, a character array
+ * and four Unicode regular expressions (docs/request-path.md, "Issue 35, fourth stop"). Undefined
+ * at the first character outside ASCII: the general rule names the label.
  */
 function asciiName(label: string): string | undefined {
+  const lower = label.toLowerCase();
   let name = '';
-  let gap = false; // characters other than letters and digits since the last letter or digit
-  for (let i = 0; i < label.length; i++) {
-    let code = label.charCodeAt(i);
+  let start = -1; // where the current run of letters and digits began; -1 between runs
+  for (let i = 0; i <= lower.length; i++) {
+    const code = i < lower.length ? lower.charCodeAt(i) : 0x20; // a space after the end closes the last run
     if (code > 0x7f) return undefined;
-    if (code >= 0x41 && code <= 0x5a) code += 0x20; // A-Z to a-z
     if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
-      if (gap && name.length > 0) name += '_';
-      name += String.fromCharCode(code);
-      gap = false;
-    } else gap = true;
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      name = name === '' ? lower.slice(start, i) : `${name}_${lower.slice(start, i)}`;
+      start = -1;
+    }
   }
   return name;
 }
