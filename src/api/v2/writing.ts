@@ -6,7 +6,7 @@
 import { databaseOf, principalOf } from '../../http/request-state';
 import type Koa from 'koa';
 import type { Deps } from '../../deps';
-import { accessFor } from '../../domain/apps-and-grants/scopes';
+import { type Access, accessFor } from '../../domain/apps-and-grants/scopes';
 import { principalToday } from '../../domain/time';
 import { attributeObjectsNamed, type AttributeObject } from '../../domain/tracking/attributes';
 import type { Item } from '../../domain/tracking/writes/batch';
@@ -17,6 +17,19 @@ import { createAttributes, type Created } from '../../domain/tracking/writes/cre
 import { queryFlag } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
 
+/**
+ * What a principal's scopes may write, worked out once per scopes object: a remembered credential
+ * hands every request the same principal and scopes (as visibility.ts's rules are remembered), and
+ * expanding them into sets of groups was about 1 % of an acquire's own CPU (docs/request-path.md,
+ * "Issue 35, fourth stop"). Scopes are never changed in place, and the write rules only read it.
+ */
+const accessByScopes = new WeakMap<ReadonlySet<string>, Access>();
+function accessOf(scopes: Set<string>): Access {
+  let access = accessByScopes.get(scopes);
+  if (!access) accessByScopes.set(scopes, (access = accessFor(scopes)));
+  return access;
+}
+
 /** Who writes, from the request's principal (writing is for OAuth2 clients: the document's security makes sure). */
 async function writeContext(deps: Deps, ctx: Koa.Context): Promise<WriteContext> {
   const principal = principalOf(ctx);
@@ -24,7 +37,7 @@ async function writeContext(deps: Deps, ctx: Koa.Context): Promise<WriteContext>
   return {
     userId: principal.userId,
     clientPk: principal.clientPk!,
-    access: accessFor(principal.scopes),
+    access: accessOf(principal.scopes),
     now,
     today: await principalToday(databaseOf(ctx), principal, now),
   };

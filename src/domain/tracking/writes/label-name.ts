@@ -49,10 +49,41 @@ function spelledOut(label: string): string {
 }
 
 /**
+ * Steps 1 to 3 for a label that is ASCII once lower-cased (the usual one), which they reduce to: its
+ * runs of `a-z` and `0-9`, lower-cased, joined by `_`. Lower-cased, the general rule's NFKD leaves
+ * ASCII as it is, no ASCII character is a combining mark or in the table, and the ASCII letters
+ * and digits are `a-z` and `0-9`; so the name is the general rule's (test/domain/label-name.test.ts
+ * holds them equal), taken as slices of the label in one pass instead of NFKD, a character array
+ * and four Unicode regular expressions (docs/request-path.md, "Issue 35, fourth stop"). Undefined
+ * at the first character outside ASCII: the general rule names the label.
+ */
+function asciiName(label: string): string | undefined {
+  const lower = label.toLowerCase();
+  let name = '';
+  let start = -1; // where the current run of letters and digits began; -1 between runs
+  for (let i = 0; i <= lower.length; i++) {
+    const code = i < lower.length ? lower.charCodeAt(i) : 0x20; // a space after the end closes the last run
+    if (code > 0x7f) return undefined;
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      name = name === '' ? lower.slice(start, i) : `${name}_${lower.slice(start, i)}`;
+      start = -1;
+    }
+  }
+  return name;
+}
+
+/**
  * The name a label gives, before clash suffixes: the spelled-out label when it is all ASCII, else
  * `custom_<n>`; '' when the label has no letter or digit at all.
  */
 export function nameFromLabel(label: string): string {
+  return asciiName(label) ?? spelledName(label);
+}
+
+/** nameFromLabel by the general rule, for a label in any script. */
+export function spelledName(label: string): string {
   if (!hasLetterOrDigit(label)) return '';
   const spelled = spelledOut(label);
   if (/^[a-z0-9_]+$/.test(spelled)) return spelled;

@@ -46,6 +46,23 @@ test('a label item echoes the item with the name derived from the label and the 
   expect(row).toMatchObject({ manual: true, template_name: null, group_name: 'food', value_type: 0, active: true });
 });
 
+test('a label item is echoed with its keys in the order sent, then the name and what was stored', async () => {
+  const res = await create([
+    { label: 'Echo one', group: 'food', value_type: 0 },
+    { label: 'Echo two', group: 'food', value_type: 0, manual: false },
+    { value_type: 0, label: 'Echo three', priority: 9, group: 'food' },
+    { label: 'Echo four', group: 'food', manual: false, value_type: 0, note: 'kept' },
+  ]);
+  expect(res.status).toBe(200);
+  const echoes = (JSON.parse(res.text) as { success: Array<Record<string, unknown>> }).success;
+  expect(echoes.map((echo) => JSON.stringify(echo))).toEqual([
+    '{"label":"Echo one","group":"food","value_type":0,"name":"echo_one","priority":5,"manual":true}',
+    '{"label":"Echo two","group":"food","value_type":0,"manual":false,"name":"echo_two","priority":5}',
+    '{"value_type":0,"label":"Echo three","priority":5,"group":"food","name":"echo_three","manual":true}',
+    '{"label":"Echo four","group":"food","manual":false,"value_type":0,"note":"kept","name":"echo_four","priority":5}',
+  ]);
+});
+
 test('a label whose name the person already has fails with already_exists, also twice in one batch; a template name gets _2', async () => {
   const res = await create([
     { label: 'Cups of tea!', group: 'food', value_type: 0 }, // cups_of_tea exists (created above)
