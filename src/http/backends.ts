@@ -6,7 +6,7 @@
  */
 import type Koa from 'koa';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as ApiContext, type Document } from 'openapi-backend';
+import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as ApiContext, type Document, type Operation } from 'openapi-backend';
 import { loadBundle, type ApiName } from './documents';
 import { unauthorizedHandler, validationFailed } from './default-answers';
 import { checkCredentialModes } from './credential-checks';
@@ -41,6 +41,8 @@ export interface Backend {
   answers: Answers;
   /** operationId -> its request reader, compiled at start-up (./request-reader.ts); absent: openapi-backend reads it. */
   readers: Map<string, RequestReader>;
+  /** method (lower case) -> path without parameters -> its operation (http/serve.ts `findOperation`). */
+  exactPaths: Map<string, Map<string, Operation>>;
 }
 
 interface Answers {
@@ -120,7 +122,24 @@ export async function createBackend(name: ApiName, handlers: HandlerMap): Promis
     const reader = compileRequestReader(api, op);
     if (reader) readers.set(op.operationId as string, reader);
   }
-  return { name, api, queryNames, answers, readers };
+  return { name, api, queryNames, answers, readers, exactPaths: exactPathsOf(api.getOperations()) };
+}
+
+/**
+ * The operations whose path has no parameter, by method and path: the match openapi-backend's
+ * router finds first for such a path (an exact match of the normalised path), found without its
+ * `normalizeRequest`, which copies the request by a spread with overrides, V8's slow path
+ * (docs/request-path.md, "Issue 35, fourth stop").
+ */
+function exactPathsOf(operations: readonly Operation[]): Map<string, Map<string, Operation>> {
+  const byMethod = new Map<string, Map<string, Operation>>();
+  for (const operation of operations) {
+    if (operation.path.includes('{')) continue;
+    let paths = byMethod.get(operation.method);
+    if (!paths) byMethod.set(operation.method, (paths = new Map()));
+    if (!paths.has(operation.path)) paths.set(operation.path, operation);
+  }
+  return byMethod;
 }
 
 export { apiFor, loadBundle, type ApiName } from './documents';

@@ -14,10 +14,15 @@ import type { Principal } from '../domain/apps-and-grants/principal';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** The operation of the document for a method (lower case; HEAD is GET) and path, if any. */
+/**
+ * The operation of the document for a method (lower case; HEAD is GET) and path, if any. A path
+ * that is one of the document's paths without parameters, exactly as written there, is the match
+ * openapi-backend's router would find first (its normalisation leaves such a path as it is), so it
+ * is looked up in a table made at start-up (`exactPaths`); any other path goes through the router.
+ */
 function findOperation(backend: Backend, method: string, pathname: string): Operation | undefined {
   const lookup = method === 'head' ? 'get' : method;
-  return backend.api.matchOperation({ method: lookup, path: pathname, headers: {}, query: {} }) ?? undefined;
+  return backend.exactPaths.get(lookup)?.get(pathname) ?? backend.api.matchOperation({ method: lookup, path: pathname, headers: {}, query: {} }) ?? undefined;
 }
 
 /** Finds the operation for a request, or throws 405 (path known, method not) or 404. */
