@@ -6,11 +6,13 @@
  */
 import type Koa from 'koa';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import { OpenAPIBackend, OpenAPIValidator, type AjvCustomizer, type Context as ApiContext, type Document, type Operation } from 'openapi-backend';
 import { loadBundle, type ApiName } from './documents';
 import { unauthorizedHandler, validationFailed } from './default-answers';
 import { checkCredentialModes } from './credential-checks';
 import { compileRequestReader, type RequestReader } from './request-reader';
+import { isFullDate } from './date-format';
 
 /**
  * A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. Handlers
@@ -58,6 +60,8 @@ interface Answers {
 export async function createBackend(name: ApiName, handlers: HandlerMap): Promise<Backend> {
   const customizeAjv: AjvCustomizer = (ajv) => {
     addFormats(ajv, { mode: 'full' });
+    // The same rule as the full mode's `date`, without its regular expression's captures (./date-format.ts).
+    ajv.addFormat('date', { validate: isFullDate, compare: (fullFormats.date as { compare: (a: string, b: string) => number | undefined }).compare });
     return ajv;
   };
   const api = new OpenApi31Backend({
