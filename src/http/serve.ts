@@ -20,7 +20,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
  * openapi-backend's router would find first (its normalisation leaves such a path as it is), so it
  * is looked up in a table made at start-up (`exactPaths`); any other path goes through the router.
  */
-function findOperation(backend: Backend, method: string, pathname: string): Operation | undefined {
+export function findOperation(backend: Backend, method: string, pathname: string): Operation | undefined {
   const lookup = method === 'head' ? 'get' : method;
   return backend.exactPaths.get(lookup)?.get(pathname) ?? backend.api.matchOperation({ method: lookup, path: pathname, headers: {}, query: {} }) ?? undefined;
 }
@@ -44,7 +44,7 @@ function matchOperation(backend: Backend, method: string, pathname: string): Ope
  * were answered 500 (a URIError in the router, an "invalid byte sequence" error from PostgreSQL).
  * `query`: the declared parameters of the request (`declaredQuery`).
  */
-function parameterProblems(ctx: Koa.Context, operation: Operation, query: Record<string, string | string[]>): FieldProblem[] {
+export function parameterProblems(ctx: Koa.Context, operation: Operation, query: Record<string, string | string[]>): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const message = 'must not contain the NUL character (U+0000)';
   const params = pathParamsOf(operation);
@@ -63,7 +63,7 @@ function parameterProblems(ctx: Koa.Context, operation: Operation, query: Record
  * request (docs/request-path.md, "Issue 35, fourth stop"). `declared` holds the documents' names
  * only, so a plain assignment cannot meet `__proto__`.
  */
-function declaredQuery(ctx: Koa.Context, declared: ReadonlySet<string>): Record<string, string | string[]> {
+export function declaredQuery(ctx: Koa.Context, declared: ReadonlySet<string>): Record<string, string | string[]> {
   const all = ctx.query;
   const query: Record<string, string | string[]> = {};
   for (const name of Object.keys(all)) if (declared.has(name)) query[name] = all[name] as string | string[];
