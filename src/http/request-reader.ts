@@ -131,7 +131,14 @@ export function compileRequestReader(api: OpenAPIBackend, operation: Operation):
     // spread of the request with some of its fields overridden (`{ ...req, query }`) took V8's
     // slow path, the reader's largest cost (docs/request-path.md, "Issue 35, fourth stop"). `req`
     // is what `dispatch` hands `serve`: these five fields.
-    const coerced: ApiRequest = { method: req.method, path: req.path, query: query as ApiRequest['query'], headers, body, params: checked as ApiRequest['params'] };
+    const coerced: ApiRequest = {
+      method: req.method,
+      path: req.path,
+      query: query as ApiRequest['query'],
+      headers,
+      body,
+      params: checked as ApiRequest['params'],
+    };
     const request: ParsedRequest = {
       method: req.method.trim().toLowerCase(),
       path,

@@ -116,7 +116,9 @@ async function main(): Promise<void> {
 async function backendOf(name: ApiName): Promise<Backend> {
   const handlers: Record<string, () => void> = {};
   for (const item of Object.values(loadBundle(name).paths ?? {})) {
-    for (const operation of Object.values(item ?? {}) as Array<{ operationId?: string }>) if (operation?.operationId) handlers[operation.operationId] = () => undefined;
+    for (const operation of Object.values(item ?? {}) as Array<{ operationId?: string }>) {
+      if (operation?.operationId) handlers[operation.operationId] = () => undefined;
+    }
   }
   return createBackend(name, handlers);
 }
@@ -134,7 +136,12 @@ async function fourthStop(): Promise<void> {
     const current = v2.readers.get(operationId)!;
     const request = (): ApiRequest => ({ method: 'get', path, query: { ...query }, headers, body: undefined });
     assert.deepEqual(current(request()), former(request()));
-    await compare(`request reader, ${operationId} (spreads and two header copies -> fields written out)`, 20_000, () => former(request()), () => current(request()));
+    await compare(
+      `request reader, ${operationId} (spreads and two header copies -> fields written out)`,
+      20_000,
+      () => former(request()),
+      () => current(request()),
+    );
   }
 
   const profilePath = '/api/2/accounts/profile/';
@@ -155,12 +162,22 @@ async function fourthStop(): Promise<void> {
     return [parameterProblems(ctx, values, query), query];
   };
   assert.deepEqual(currentQuery(0)[1], formerDeclaredQuery(queries[0], declared)[1]);
-  await compare('declared query and NUL check (entries, filter, fromEntries, flat -> one pass)', 100_000, (i) => formerDeclaredQuery(queries[i % 1000], declared), currentQuery);
+  await compare(
+    'declared query and NUL check (entries, filter, fromEntries, flat -> one pass)',
+    100_000,
+    (i) => formerDeclaredQuery(queries[i % 1000], declared),
+    currentQuery,
+  );
 
   const fullDate = (fullFormats.date as { validate: (text: string) => boolean }).validate;
   const dates = Array.from({ length: 1000 }, (_, i) => `2026-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`);
   const batch = dates.slice(0, 35);
-  await compare("ajv's date format, 35 fields (an update's items; ajv-formats full -> isFullDate)", 20_000, () => batch.every(fullDate), () => batch.every(isFullDate));
+  await compare(
+    "ajv's date format, 35 fields (an update's items; ajv-formats full -> isFullDate)",
+    20_000,
+    () => batch.every(fullDate),
+    () => batch.every(isFullDate),
+  );
 }
 
 // `--fourth`: the fourth stop's comparisons only.
