@@ -72,8 +72,20 @@ export function formerRequestReader(api: OpenAPIBackend, operation: Operation): 
   };
 }
 
-/** The former declared query and its NUL check: entries, filter and fromEntries, `[value].flat()` per value. */
-export function formerDeclaredQuery(all: Record<string, string | string[] | undefined>, declared: ReadonlySet<string>): [string[], Record<string, unknown>] {
+/** Koa's own parse of a query string (koa/lib/search-params.js), as `ctx.query` did it for `dispatch`. */
+function koaQuery(search: string): Record<string, string | string[]> {
+  const params = new URLSearchParams(search);
+  const query: Record<string, string | string[]> = {};
+  for (const key of params.keys()) {
+    const values = params.getAll(key);
+    Object.defineProperty(query, key, { value: values.length <= 1 ? values[0] : values, writable: true, enumerable: true, configurable: true });
+  }
+  return query;
+}
+
+/** The former declared query and its NUL check: Koa's parse, entries, filter and fromEntries, `[value].flat()` per value. */
+export function formerDeclaredQuery(search: string, declared: ReadonlySet<string>): [string[], Record<string, unknown>] {
+  const all = koaQuery(search);
   const problems: string[] = [];
   for (const [name, value] of Object.entries(all)) {
     if (declared.has(name) && [value ?? ''].flat().some((v) => v.includes('\u0000'))) problems.push(name);
