@@ -1,10 +1,12 @@
 /**
- * CPU micro-benchmarks of issue 35's third stop (docs/request-path.md, "Every request"): each
- * per-request step that was replaced, its former code against the current one, in one process,
- * interleaved blocks, CPU time (`process.cpuUsage`), medians. Run after `npm run build`:
- * `tsc -p tsconfig.bench.json && node dist/test/bench/floor-micro.js`. Say the load average beside
+ * CPU micro-benchmarks of issue 35's third and fourth stops (docs/request-path.md, "Every request"
+ * and "The floor, again"): each per-request step that was replaced, its former code (the library's,
+ * or floor-former.ts) against the current one, in one process, interleaved blocks, CPU time
+ * (`process.cpuUsage`), medians; each pair is first checked to give the same answer. Run after `npm run build`:
+ * `tsc -p tsconfig.bench.json && node dist/test/bench/floor-micro.js [--fourth]`. Say the load average beside
  * the figures: the machine is shared.
  */
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
@@ -15,6 +17,12 @@ import pino from 'pino';
 import { securityHeaders } from '../../src/http/security-headers';
 import { lineWriter } from '../../src/logger';
 import { hashCredential } from '../../src/domain/identity/credentials';
+import { fullFormats } from 'ajv-formats/dist/formats';
+import type { Request as ApiRequest } from 'openapi-backend';
+import { createBackend, loadBundle, type ApiName, type Backend } from '../../src/http/backends';
+import { declaredQuery, findOperation, parameterProblems } from '../../src/http/serve';
+import { isFullDate } from '../../src/http/date-format';
+import { formerDeclaredQuery, formerRequestReader } from './floor-former';
 
 const BLOCKS = 15;
 
@@ -104,4 +112,73 @@ async function main(): Promise<void> {
   );
 }
 
-void main();
+/** A document's backend with a do-nothing handler per operation (only its router and validators are used). */
+async function backendOf(name: ApiName): Promise<Backend> {
+  const handlers: Record<string, () => void> = {};
+  for (const item of Object.values(loadBundle(name).paths ?? {})) {
+    for (const operation of Object.values(item ?? {}) as Array<{ operationId?: string }>) {
+      if (operation?.operationId) handlers[operation.operationId] = () => undefined;
+    }
+  }
+  return createBackend(name, handlers);
+}
+
+/** Issue 35's fourth stop ("The floor, again"). */
+async function fourthStop(): Promise<void> {
+  const v2 = await backendOf('v2');
+  const headers = { host: '127.0.0.1:4000', authorization: `Bearer ${'a'.repeat(43)}`, connection: 'keep-alive' };
+  for (const [operationId, path, query] of [
+    ['getProfile', '/api/2/accounts/profile/', {}],
+    ['listAttributeValues', '/api/2/attributes/values/', { attribute: 'steps', limit: '100' }],
+  ] as const) {
+    const operation = v2.api.getOperation(operationId)!;
+    const former = formerRequestReader(v2.api, operation);
+    const current = v2.readers.get(operationId)!;
+    const request = (): ApiRequest => ({ method: 'get', path, query: { ...query }, headers, body: undefined });
+    assert.deepEqual(current(request()), former(request()));
+    await compare(
+      `request reader, ${operationId} (spreads and two header copies -> fields written out)`,
+      20_000,
+      () => former(request()),
+      () => current(request()),
+    );
+  }
+
+  const profilePath = '/api/2/accounts/profile/';
+  assert.equal(findOperation(v2, 'get', profilePath), v2.api.matchOperation({ method: 'get', path: profilePath, headers: {}, query: {} }));
+  await compare(
+    'operation match (openapi-backend matchOperation -> table of paths without parameters)',
+    100_000,
+    () => v2.api.matchOperation({ method: 'get', path: profilePath, headers: {}, query: {} }),
+    () => findOperation(v2, 'get', profilePath),
+  );
+
+  const values = v2.api.getOperation('listAttributeValues')!;
+  const declared = v2.queryNames.get('listAttributeValues')!;
+  const queries = Array.from({ length: 1000 }, (_, i) => `attribute=steps&limit=100&_=${i}`);
+  const currentQuery = (i: number) => {
+    const ctx = { querystring: queries[i % 1000], path: '/api/2/attributes/values/' } as unknown as Parameters<typeof declaredQuery>[0];
+    const query = declaredQuery(ctx, declared);
+    return [parameterProblems(ctx, values, query), query];
+  };
+  assert.deepEqual(currentQuery(0)[1], formerDeclaredQuery(queries[0], declared)[1]);
+  await compare(
+    "declared query and NUL check (Koa's parse, entries, filter, fromEntries, flat -> one URLSearchParams pass)",
+    100_000,
+    (i) => formerDeclaredQuery(queries[i % 1000], declared),
+    currentQuery,
+  );
+
+  const fullDate = (fullFormats.date as { validate: (text: string) => boolean }).validate;
+  const dates = Array.from({ length: 1000 }, (_, i) => `2026-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`);
+  const batch = dates.slice(0, 35);
+  await compare(
+    "ajv's date format, 35 fields (an update's items; ajv-formats full -> isFullDate)",
+    20_000,
+    () => batch.every(fullDate),
+    () => batch.every(isFullDate),
+  );
+}
+
+// `--fourth`: the fourth stop's comparisons only.
+void (process.argv.includes('--fourth') ? fourthStop() : main().then(fourthStop));
