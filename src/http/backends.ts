@@ -12,7 +12,7 @@ import { loadBundle, type ApiName } from './documents';
 import { unauthorizedHandler, validationFailed } from './default-answers';
 import { checkCredentialModes } from './credential-checks';
 import { compileRequestReader, type RequestReader } from './request-reader';
-import { isFullDate } from './date-format';
+import { isFullDate } from '../domain/time';
 
 /**
  * A handler answers by setting ctx.status / ctx.body (and headers); it may throw HttpError. Handlers
@@ -60,7 +60,7 @@ interface Answers {
 export async function createBackend(name: ApiName, handlers: HandlerMap): Promise<Backend> {
   const customizeAjv: AjvCustomizer = (ajv) => {
     addFormats(ajv, { mode: 'full' });
-    // The same rule as the full mode's `date`, without its regular expression's captures (./date-format.ts).
+    // The same rule as the full mode's `date`, without its regular expression's captures (domain/time.ts).
     ajv.addFormat('date', { validate: isFullDate, compare: (fullFormats.date as { compare: (a: string, b: string) => number | undefined }).compare });
     return ajv;
   };

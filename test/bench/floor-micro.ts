@@ -21,7 +21,7 @@ import { fullFormats } from 'ajv-formats/dist/formats';
 import type { Request as ApiRequest } from 'openapi-backend';
 import { createBackend, loadBundle, type ApiName, type Backend } from '../../src/http/backends';
 import { declaredQuery, findOperation, parameterProblems } from '../../src/http/serve';
-import { isFullDate } from '../../src/http/date-format';
+import { isFullDate } from '../../src/domain/time';
 import { formerDeclaredQuery, formerRequestReader } from './floor-former';
 
 const BLOCKS = 15;

@@ -1,10 +1,10 @@
 /**
- * ajv's `date` format as the service registers it (http/date-format.ts) answers as ajv-formats'
+ * ajv's `date` format as the service registers it (`isFullDate` in domain/time.ts) answers as ajv-formats'
  * full-mode `date` does, which it replaces for speed: for every day number 00-32 of every month
  * 00-13 of every year 0000-9999, and for malformed strings.
  */
 import { fullFormats } from 'ajv-formats/dist/formats';
-import { isFullDate } from '../../src/http/date-format';
+import { isFullDate } from '../../src/domain/time';
 
 const ajvFormatsDate = (fullFormats.date as { validate: (text: string) => boolean }).validate;
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
