@@ -34,15 +34,34 @@ interface ShutdownWords {
 }
 
 /**
+ * How long a stop may take in all (docs/operating.md, "Stopping"): the requests in flight
+ * `SHUTDOWN_TIMEOUT_MS`, the running jobs as long again, and the pools a few seconds more to close.
+ */
+export function stopDeadlineMs(shutdownTimeoutMs: number): number {
+  return 2 * shutdownTimeoutMs + 5_000;
+}
+
+/**
  * On the first SIGTERM or SIGINT: logs `stopping` (with the signal), runs `stop` (the process's
  * own order of closing), logs `stopped`, flushes the log and exits 0. Later signals are ignored.
+ * A stop still running after `deadlineMs` is given up: logged, and the process exits 0 all the
+ * same. Every request has been answered or cut by then; what can hang is a pool's close on a
+ * connection the database no longer answers (a network partition: the close waits for a reply that
+ * never comes), and the operating system closes those connections with the process.
  */
-export function stopOnSignals(logger: Logger, words: ShutdownWords, stop: () => Promise<void>): void {
+export function stopOnSignals(logger: Logger, words: ShutdownWords, stop: () => Promise<void>, deadlineMs?: number): void {
   let stopping = false;
   const onSignal = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, words.stopping);
+    if (deadlineMs !== undefined) {
+      setTimeout(() => {
+        logger.warn({ deadlineMs }, 'the stop did not finish in time (a database connection not closing): exiting');
+        logger.flush();
+        process.exit(0);
+      }, deadlineMs).unref();
+    }
     await stop();
     logger.info(words.stopped);
     logger.flush();

@@ -15,7 +15,7 @@ import v8 from 'node:v8';
 import { assertServable, loadConfig, type Config } from '../config';
 import type { Logger } from 'pino';
 import { createLogger } from '../logger';
-import { runProcess, stopOnSignals } from '../process-lifecycle';
+import { runProcess, stopDeadlineMs, stopOnSignals } from '../process-lifecycle';
 import { openDatabase, type OpenDatabase } from '../database';
 import { poolDatabase } from '../db/database';
 import { resolveSecretKey } from '../secret-key';
@@ -159,12 +159,17 @@ async function runSingle(config: Config, logger: Logger): Promise<void> {
   // After listening, so that a first start answers at once; /docs/ says 503 until the pages are built.
   const docsBuild = buildDocsInBackground(logger);
 
-  stopOnSignals(logger, { stopping: 'stopping: finishing requests in flight', stopped: 'stopped' }, async () => {
-    docsBuild.stop();
-    // Idle kept-alive connections close now, busy ones after their response (graceful-stop.ts).
-    await stopServer(server, config.shutdownTimeoutMs);
-    await stopPrepared(config, logger, prepared);
-  });
+  stopOnSignals(
+    logger,
+    { stopping: 'stopping: finishing requests in flight', stopped: 'stopped' },
+    async () => {
+      docsBuild.stop();
+      // Idle kept-alive connections close now, busy ones after their response (graceful-stop.ts).
+      await stopServer(server, config.shutdownTimeoutMs);
+      await stopPrepared(config, logger, prepared);
+    },
+    stopDeadlineMs(config.shutdownTimeoutMs),
+  );
 }
 
 /** WEB_CONCURRENCY > 1, the primary: the service's state and jobs here, the HTTP processes forked (src/cluster.ts). */
@@ -196,10 +201,15 @@ async function runHttpProcess(config: Config, logger: Logger): Promise<void> {
   const database = await openDatabase(config, { schemaReady: true, logger });
   const { server, port } = await serve(config, logger, { database, secretKey: resolveSecretKey(config, logger), jobs: undefined });
   logger.info({ port }, 'HTTP process listening');
-  stopOnSignals(logger, { stopping: 'HTTP process stopping: finishing requests in flight', stopped: 'HTTP process stopped' }, async () => {
-    await stopServer(server, config.shutdownTimeoutMs);
-    await database.close();
-  });
+  stopOnSignals(
+    logger,
+    { stopping: 'HTTP process stopping: finishing requests in flight', stopped: 'HTTP process stopped' },
+    async () => {
+      await stopServer(server, config.shutdownTimeoutMs);
+      await database.close();
+    },
+    stopDeadlineMs(config.shutdownTimeoutMs),
+  );
 }
 
 async function main(): Promise<void> {
