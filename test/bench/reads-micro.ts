@@ -78,56 +78,6 @@ async function formerAttributes(db: Database, userId: number, visibility: Visibi
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
 }
 
-interface CorrelationRow {
-  date: string;
-  period: number;
-  offset: number;
-  attribute: string;
-  attribute2: string;
-  value: number;
-  p: number;
-  percentage: number;
-  stars: number;
-  second_person: string;
-  second_person_elements: string[];
-  strength_description: string;
-  stars_description: string;
-  total: number;
-}
-
-/** The correlation list as `listCorrelations` reads it (the control). */
-async function formerCorrelations(db: Database, userId: number, visibility: Visibility): Promise<{ count: number; results: unknown[] }> {
-  const rows =
-    await db.read<CorrelationRow>(sql`select c.date, c.period, c."offset", a1.name as attribute, a2.name as attribute2, c.value, c.p, c.percentage, c.stars,
-       c.second_person, array_to_json(c.second_person_elements) as second_person_elements, c.strength_description, c.stars_description, count(*) over () as total
-  from correlations c
-  join attributes a1 on a1.user_id = c.user_id and a1.id = c.attribute_id
-  join attributes a2 on a2.user_id = c.user_id and a2.id = c.attribute2_id
- where c.user_id = ${userId} and (${visibleTo(visibility, raw('a1'))} or ${visibleTo(visibility, raw('a2'))}) and c.date = (select max(w.date) from derived_weeks w where w.user_id = ${userId})
- order by abs(c.value) desc, a1.name, a2.name, c."offset" desc
- limit ${100}::bigint offset ${0}::bigint`);
-  const correlationObject = (row: CorrelationRow) => ({
-    date: row.date,
-    period: row.period,
-    offset: row.offset === -1 ? -1 : 0,
-    attribute: row.attribute,
-    attribute2: row.attribute2,
-    value: row.value,
-    p: row.p,
-    percentage: row.percentage,
-    stars: row.stars,
-    second_person: row.second_person,
-    second_person_elements: row.second_person_elements,
-    attribute_category: null,
-    strength_description: row.strength_description,
-    stars_description: row.stars_description,
-    description: null,
-    occurrence: null,
-    rating: null,
-  });
-  return { count: rows[0]?.total ?? 0, results: rows.map(correlationObject) };
-}
-
 /** The answer's text, as the handler serialises it (the envelope of page 1). */
 const answerOf = (page: { count: number; results: unknown[] }) => JSON.stringify({ count: page.count, next: null, previous: null, results: page.results });
 
@@ -204,7 +154,7 @@ async function main(): Promise<void> {
         knex,
         pid,
         'correlations (control: the same read on both sides)',
-        async (db) => answerOf(await formerCorrelations(db, userId, visibility)),
+        async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
         async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
         calls,
         blocks,
