@@ -12,7 +12,7 @@
  * out or written.
  */
 import type { Knex } from 'knex';
-import { rows, sql, type Sql } from './sql';
+import { ARRAY_ROWS, rows, sql, type Sql } from './sql';
 
 /**
  * What must run with a request's first statement, or alone before any other. Its `ctes` end in a
@@ -23,6 +23,10 @@ export interface FirstStatementGuard {
   readonly ctes: Sql;
   /** Takes the guard's columns from the first row of a statement that carried it (undefined: none). Throws when the request must stop. */
   take(row: Record<string, unknown> | undefined): void;
+  /** How many columns `guard` has: a read whose rows are arrays ends each row with them, in the CTE's order. */
+  readonly columnCount: number;
+  /** `take` for a read whose rows are arrays: the guard's values by position, in the CTE's order (undefined: no row). */
+  takeValues(values: readonly unknown[] | undefined): void;
   /** Runs the guard in a statement of its own. Throws when the request must stop. */
   runAlone(db: Knex): Promise<void>;
 }
@@ -31,6 +35,12 @@ export interface FirstStatementGuard {
 export interface Database {
   /** Runs one read statement (a named prepared statement). */
   read<R>(statement: Sql): Promise<R[]>;
+  /**
+   * `read` with rows as arrays (db/sql.ts, ARRAY_ROWS): each row the statement's select list by
+   * position, for a hot read of many rows. A row may hold more values after those (the guard's): a
+   * reader takes its own by position and ignores the rest.
+   */
+  readArrays(statement: Sql): Promise<unknown[][]>;
   /**
    * Runs one statement that places the guard itself: `build` gets the guard's CTEs while it has not
    * run (put them first in the `with` list, select `guard.*` in the answer and change nothing unless
@@ -91,11 +101,19 @@ async function readOnReplica<R>(
   return rows<R>(db, statement);
 }
 
+/**
+ * Object rows as arrays, their values in the select list's order (a row object's keys are in that
+ * order; names distinct, none a number): a read on a replica (rare, not the hot path) reads objects (`readOnReplica`, which may
+ * read the primary again) and hands them to an array reader this way.
+ */
+const valuesOf = (objects: Array<Record<string, unknown>>): unknown[][] => objects.map((row) => Object.values(row));
+
 /** The pool as a Database: no guard; `person`: its reads go to a replica. */
 export function poolDatabase(db: Knex, person?: PersonReads): RequestDatabase {
   const ready = Promise.resolve(db);
   return {
     read: (statement) => (person ? readOnReplica(db, person, undefined, statement) : rows(db, statement)),
+    readArrays: async (statement) => (person ? valuesOf(await readOnReplica(db, person, undefined, statement)) : rows(db, statement, ARRAY_ROWS)),
     write: (build) => rows(db, build(undefined)),
     knex: () => ready,
     settle: async () => undefined,
@@ -111,6 +129,15 @@ export function poolDatabase(db: Knex, person?: PersonReads): RequestDatabase {
 function guardedRead(ctes: Sql, read: Sql): Sql {
   return sql`with ${ctes}
   select guard.*, d.* from guard left join lateral (select true as guard_found, r.* from (${read}) as r) as d on guard.guard_proceed`;
+}
+
+/**
+ * `guardedRead` for rows as arrays: the read's values first (so a reader finds its columns at the
+ * same positions with or without the guard), then `guard_found`, then the guard's columns.
+ */
+function guardedReadArrays(ctes: Sql, read: Sql): Sql {
+  return sql`with ${ctes}
+  select d.*, guard.* from guard left join lateral (select r.*, true as guard_found from (${read}) as r) as d on guard.guard_proceed`;
 }
 
 /** A request's handle whose first statement carries `guard`; `person`: its reads go to a replica. */
@@ -144,6 +171,16 @@ export function guardedDatabase(db: Knex, guard: FirstStatementGuard, person?: P
       carried.take(answer[0]);
       // The rows keep the guard's columns (not copied without them: the readers pick their fields).
       return answer[0].guard_found === null ? [] : answer;
+    },
+    async readArrays(statement: Sql): Promise<unknown[][]> {
+      const carried = claim();
+      if (person) return valuesOf(await readOnReplica<Record<string, unknown>>(db, person, carried, statement, carry));
+      if (!carried) return rows<unknown[]>(db, statement, ARRAY_ROWS);
+      const answer = await carry(carried, rows<unknown[]>(db, guardedReadArrays(carried.ctes, statement), ARRAY_ROWS));
+      const first = answer[0];
+      carried.takeValues(first?.slice(first.length - carried.columnCount));
+      // `guard_found`, just before the guard's columns: null in the one row of a read with no rows.
+      return first === undefined || first[first.length - carried.columnCount - 1] === null ? [] : answer;
     },
     async write<R>(build: (guard: Sql | undefined) => Sql): Promise<R[]> {
       const carried = claim();

@@ -15,7 +15,7 @@
  *   query-builder query where the builder is clearer (`query.whereRaw`, columns, transactions).
  */
 import type { Knex } from 'knex';
-import { Query } from 'pg';
+import { Query, type QueryArrayConfig } from 'pg';
 import type { Sql } from './sql-template';
 
 export { empty, join, raw, sql, statementName, type Sql } from './sql-template';
@@ -168,18 +168,39 @@ function answerOf(
   text: string,
   values: readonly unknown[],
   limitMs: number,
+  shape: RowShape | undefined,
 ): Promise<{ rows: unknown[] }> {
   return new Promise((resolve, reject) => {
     const settle = watched(connection, limitMs, reject);
-    const query = new Query(text, values as unknown[], (error: Error | undefined, result: { rows: unknown[] }) => {
+    const answered = (error: Error | undefined, result: { rows: unknown[] }) => {
       if (!settle()) return; // failed already by the answer deadline
       if (error) reject(error);
       else resolve(result);
-    });
+    };
+    const query = shape ? new Query(arrayConfig(text, values), answered) : new Query(text, values as unknown[], answered);
     if (name !== undefined) (query as Query & { name?: string }).name = name;
     connection.query(query);
   });
 }
+
+/** A query config asking for rows as arrays: pg takes its row mode only from a config (which it copies: a few properties, once a statement). */
+function arrayConfig(text: string, values: readonly unknown[]): QueryArrayConfig {
+  return { text, values: values as unknown[], rowMode: 'array' };
+}
+
+/**
+ * How `rows` hands out a statement's rows: pg's default is an object per row keyed by column name,
+ * made by copying a prebuilt object of every column before filling it in (`parseRow`);
+ * `ARRAY_ROWS` asks pg for an array per row, its values in the select list's order (pg's
+ * `rowMode: 'array'`), for a hot read of many rows whose reader takes its columns by position
+ * (named constants, never bare numbers; docs/request-path.md, "Issue 35, fifth stop").
+ */
+export interface RowShape {
+  readonly rowMode: 'array';
+}
+
+/** The rows of a statement as arrays, in the select list's order (see RowShape). */
+export const ARRAY_ROWS: RowShape = { rowMode: 'array' };
 
 /**
  * Runs one statement on a pooled connection, straight on pg, as a named prepared statement: the
@@ -187,9 +208,10 @@ function answerOf(
  * statement (a query runner and a raw-query object, a `?` to `$n` rewrite by regular expression, a
  * copy of the query config): together about a tenth of a cheap request's own CPU in the bench's
  * profiles (docs/request-path.md). It takes a connection of its own: never use it for a statement
- * of a transaction (use `trx.raw(…)` with `fragment` there).
+ * of a transaction (use `trx.raw(…)` with `fragment` there). `shape`: ARRAY_ROWS for rows as arrays
+ * (R is then the array's type).
  */
-export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
+export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promise<R[]> {
   const client = db.client as unknown as QueryingClient;
   const { text, values } = statement;
   const connection = await client.acquireConnection();
@@ -200,7 +222,7 @@ export async function rows<R>(db: Knex, statement: Sql): Promise<R[]> {
       client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
     const name = statement.name;
     const named = values.length > 0 && mayName(connection, name);
-    const result = await answerOf(connection, named ? name : undefined, text, withArraysAsText(values), client.config.unansweredQueryMs ?? 0);
+    const result = await answerOf(connection, named ? name : undefined, text, withArraysAsText(values), client.config.unansweredQueryMs ?? 0, shape);
     return result.rows as R[];
   } finally {
     await client.releaseConnection(connection);

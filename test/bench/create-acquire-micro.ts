@@ -96,6 +96,8 @@ function requestContext(build: Build): Koa.Context {
   const guard = {
     ctes: build.sql.sql`guard as (select true as guard_proceed, 1 as guard_points)`,
     take: () => undefined,
+    columnCount: 2,
+    takeValues: () => undefined,
     runAlone: async () => undefined,
   };
   ctx.state.principal = principal;

@@ -5,14 +5,16 @@
  * `JSON.stringify`) against the current one (the page's objects as JSON text written by PostgreSQL,
  * carried into the answer as it is), on the bench's dataset, for the bench's request (`?limit=100`,
  * every scope), behind a guard shaped like the recheck a steady request carries. The answers'
- * texts are checked equal first. The correlation list is measured the same way with the same read
- * on both sides, as a control: its two figures differ only by the machine's noise.
+ * texts are checked equal first. The correlation list (fifth stop): its former read, rows as
+ * objects, against the current one, rows as arrays read by position; and, as a control, the same
+ * read on both sides: its two figures differ only by the machine's noise.
  *
  * CPU time per request of this process (`process.cpuUsage`: the statement sent, its answer read,
  * parsed and shaped, the answer's text made) and of the connection's PostgreSQL backend
  * (/proc/<pid>/stat), old and new in interleaved blocks, medians. Run after a bench has loaded its
  * dataset (`npm run bench -- --small`): `npm run build && npx tsc -p tsconfig.bench.json && node
- * dist/test/bench/reads-micro.js [--users 100] [--calls 200] [--blocks 9]`. Say the load average
+ * dist/test/bench/reads-micro.js [--users 100] [--calls 200] [--blocks 9]
+ * [--reads attributes,correlations,correlation-plan,correlation-rows,control]`. Say the load average
  * beside the figures: the machine is shared.
  */
 import os from 'node:os';
@@ -27,7 +29,8 @@ import { readVisibility, visibleTo, type Visibility } from '../../src/domain/app
 import { availableServices } from '../../src/domain/tracking/able-services';
 import { ATTRIBUTE_ORDER } from '../../src/domain/tracking/attribute-order';
 import { listAttributesText, type AttributeRow } from '../../src/domain/tracking/attributes';
-import { listCorrelations } from '../../src/domain/derived/correlations';
+import { correlationObject, listCorrelations } from '../../src/domain/derived/correlations';
+import { MAX_OFFSET } from '../../src/domain/tracking/values';
 import { openBenchServer, loadedSpec } from './database';
 import { onInterrupt } from './cleanup';
 import { CLIENT_NAME } from './fixtures';
@@ -45,6 +48,8 @@ function benchGuard(): FirstStatementGuard {
   const guard: FirstStatementGuard = {
     ctes: sql`guard as (select 1::integer as quota_points, ${Date.now() + 3_600_000}::bigint as quota_expire, true as guard_proceed)`,
     take: () => undefined,
+    columnCount: 3,
+    takeValues: () => undefined,
     runAlone: async () => undefined,
   };
   return guard;
@@ -76,6 +81,30 @@ async function formerAttributes(db: Database, userId: number, visibility: Visibi
     available_services: row.available_services,
   });
   return { count: rows[0]?.total ?? 0, results: rows.map(attributeObject) };
+}
+
+/**
+ * The former correlation list (commit e7e351d): its rows as objects (pg copies a prebuilt object of
+ * all 18 columns per row, the guard's among them), shaped by `correlationObject`.
+ */
+async function formerCorrelations(
+  db: Database,
+  userId: number,
+  visibility: Visibility,
+  /** The person's key hidden from the planner, as the current read has it (`personKey`): the rows' change measured alone. */
+  keyHidden = false,
+): Promise<{ count: number; results: unknown[] }> {
+  type Row = Parameters<typeof correlationObject>[0];
+  const page = { limit: 100, offset: 0 };
+  const rows = await db.read<Row>(sql`select c.date, c.period, c."offset", a1.name as attribute, a2.name as attribute2, c.value, c.p, c.percentage, c.stars,
+       c.second_person, array_to_json(c.second_person_elements) as second_person_elements, c.strength_description, c.stars_description, count(*) over () as total
+  from correlations c
+  join attributes a1 on a1.user_id = c.user_id and a1.id = c.attribute_id
+  join attributes a2 on a2.user_id = c.user_id and a2.id = c.attribute2_id
+ where c.user_id = ${keyHidden ? sql`(select ${userId}::bigint)` : userId} and (${visibleTo(visibility, raw('a1'))} or ${visibleTo(visibility, raw('a2'))}) and c.date = (select max(w.date) from derived_weeks w where w.user_id = ${userId})
+ order by abs(c.value) desc, a1.name, a2.name, c."offset" desc
+ limit ${page.limit}::bigint offset ${Math.min(page.offset, MAX_OFFSET)}::bigint`);
+  return { count: rows[0]?.total ?? 0, results: rows.map(correlationObject) };
 }
 
 /** The answer's text, as the handler serialises it (the envelope of page 1). */
@@ -118,6 +147,7 @@ async function main(): Promise<void> {
   const users = Number(arg('users', '100'));
   const calls = Number(arg('calls', '200'));
   const blocks = Number(arg('blocks', '9'));
+  const reads = arg('reads', 'attributes,correlations,correlation-plan,correlation-rows,control').split(',');
   const server = await openBenchServer(process.env.DATABASE_URL);
   const unregister = onInterrupt(() => server.stop());
   try {
@@ -138,27 +168,59 @@ async function main(): Promise<void> {
           .map((l) => l.toFixed(2))
           .join(', ')}`,
       );
-      await compare(
-        knex,
-        pid,
-        'attributes',
-        async (db) => answerOf(await formerAttributes(db, userId, visibility, now)),
-        async (db) => {
-          const text = await listAttributesText(db, { userId, visibility, filters: {}, page, now });
-          return `{"count":${text.count},"next":null,"previous":null,"results":${text.results}}`;
-        },
-        calls,
-        blocks,
-      );
-      await compare(
-        knex,
-        pid,
-        'correlations (control: the same read on both sides)',
-        async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
-        async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
-        calls,
-        blocks,
-      );
+      if (reads.includes('attributes'))
+        await compare(
+          knex,
+          pid,
+          'attributes',
+          async (db) => answerOf(await formerAttributes(db, userId, visibility, now)),
+          async (db) => {
+            const text = await listAttributesText(db, { userId, visibility, filters: {}, page, now });
+            return `{"count":${text.count},"next":null,"previous":null,"results":${text.results}}`;
+          },
+          calls,
+          blocks,
+        );
+      if (reads.includes('correlations'))
+        await compare(
+          knex,
+          pid,
+          'correlations (former -> current: rows as arrays, the key hidden from the planner)',
+          async (db) => answerOf(await formerCorrelations(db, userId, visibility)),
+          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          calls,
+          blocks,
+        );
+      if (reads.includes('correlation-plan'))
+        await compare(
+          knex,
+          pid,
+          'correlations (rows as objects both; the key shown -> hidden)',
+          async (db) => answerOf(await formerCorrelations(db, userId, visibility)),
+          async (db) => answerOf(await formerCorrelations(db, userId, visibility, true)),
+          calls,
+          blocks,
+        );
+      if (reads.includes('correlation-rows'))
+        await compare(
+          knex,
+          pid,
+          'correlations (the key hidden both; rows as objects -> arrays)',
+          async (db) => answerOf(await formerCorrelations(db, userId, visibility, true)),
+          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          calls,
+          blocks,
+        );
+      if (reads.includes('control'))
+        await compare(
+          knex,
+          pid,
+          'correlations (control: the same read on both sides)',
+          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          calls,
+          blocks,
+        );
       console.log(
         `load average ${os
           .loadavg()

@@ -16,8 +16,9 @@ const GUARD_VALUES = 9;
 
 /** The data part of a guarded read (db/database.ts guardedRead), its values renumbered from $1. */
 function readAlone(statement: Statement): Statement {
-  const open = 'r.* from (';
-  const start = statement.text.indexOf(open) + open.length;
+  // Rows as objects or as arrays (guardedRead, guardedReadArrays): the read follows the first ` from (` after `guard_found`.
+  const open = ' from (';
+  const start = statement.text.indexOf(open, statement.text.indexOf('guard_found')) + open.length;
   const end = statement.text.lastIndexOf(') as r)');
   const text = statement.text.slice(start, end).replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) - GUARD_VALUES}`);
   return { text, values: statement.values.slice(GUARD_VALUES) };

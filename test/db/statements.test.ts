@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { startTestApp, type TestApp } from '../support/app';
 import { empty, fragment, inTransaction, join, knexRaw, raw, rows, sql, statementName } from '../../src/db/sql';
-import { guardedDatabase, poolDatabase, type FirstStatementGuard } from '../../src/db/database';
+import { guardedDatabase, poolDatabase, type FirstStatementGuard, type PersonReads } from '../../src/db/database';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -62,6 +62,10 @@ describe("the request's database", () => {
       take(row: Record<string, unknown> | undefined) {
         guard.taken.push(row?.guard_mark);
         if (!proceed) throw new Error('stopped');
+      },
+      columnCount: 2,
+      takeValues(values: readonly unknown[] | undefined) {
+        guard.take(values && { guard_proceed: values[0], guard_mark: values[1] });
       },
       async runAlone(db: Knex) {
         guard.alone += 1;
@@ -124,6 +128,60 @@ describe("the request's database", () => {
     expect(placed[0]).toContain('guard as (');
     expect(placed[1]).toBeUndefined();
     expect(second.taken).toEqual(['checked']);
+  });
+
+  test('rows read as arrays keep their columns at their positions, with the guard or without', async () => {
+    const pairs = sql`select n, ${'x'}::text || n as label from generate_series(1, 3) as n order by n desc`;
+    const guard = testGuard(true);
+    const db = guardedDatabase(app.db, guard);
+    const statements: string[] = [];
+    const listen = (q: { sql: string }) => statements.push(q.sql);
+    app.db.on('query', listen);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const answer = await db.readArrays(pairs);
+        expect(answer.map((row) => [row[0], row[1]])).toEqual([
+          [3, 'x3'],
+          [2, 'x2'],
+          [1, 'x1'],
+        ]);
+      }
+    } finally {
+      app.db.removeListener('query', listen);
+    }
+    expect(guard.taken).toEqual(['checked']);
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toContain('guard as (');
+    expect(await poolDatabase(app.db).readArrays(pairs)).toEqual([
+      [3, 'x3'],
+      [2, 'x2'],
+      [1, 'x1'],
+    ]);
+  });
+
+  test("an array read on a person's replica hands out the replica's rows as arrays, in the select list's order", async () => {
+    const pairs = sql`select n, ${'x'}::text || n as label from generate_series(1, 2) as n order by n desc`;
+    // A replica that is the primary itself, always up to date (test/db/replica.test.ts runs real ones).
+    const person: PersonReads = {
+      mark: sql`select ${'mark'}::text as person_mark`,
+      read: async <R>(statement: Parameters<typeof rows>[1]) => ({ mark: 'mark', rows: await rows<R>(app.db, statement) }),
+      covers: (answer, mark) => answer.mark === mark,
+    };
+    const guard = testGuard(true);
+    const expected = [
+      [2, 'x2'],
+      [1, 'x1'],
+    ];
+    expect(await guardedDatabase(app.db, guard, person).readArrays(pairs)).toEqual(expected);
+    expect(guard.taken).toEqual(['checked']);
+    expect(await poolDatabase(app.db, person).readArrays(pairs)).toEqual(expected);
+  });
+
+  test('an array read with no rows still takes the guard and answers none; a guard that stops makes it throw', async () => {
+    const guard = testGuard(true);
+    expect(await guardedDatabase(app.db, guard).readArrays(sql`select 1 where false`)).toEqual([]);
+    expect(guard.taken).toEqual(['checked']);
+    await expect(guardedDatabase(app.db, testGuard(false)).readArrays(numbers)).rejects.toThrow('stopped');
   });
 
   test('the pool has no guard', async () => {

@@ -28,10 +28,16 @@ export class CountPastLimit extends Error {
   }
 }
 
+/** The `guard` CTE's columns, in its select list's order: a read whose rows are arrays hands them over by position. */
+const GUARD_COLUMNS = ['quota_points', 'quota_expire', 'guard_proceed'] as const;
+const POINTS_AT = GUARD_COLUMNS.indexOf('quota_points');
+const EXPIRE_AT = GUARD_COLUMNS.indexOf('quota_expire');
+
 export class CredentialsRecheck implements FirstStatementGuard {
   /** The request's count, once a statement carried the recheck and found the rows unchanged. */
   count?: QuotaCount;
   readonly ctes: Sql;
+  readonly columnCount = GUARD_COLUMNS.length;
 
   constructor(
     entry: RememberedCredential,
@@ -39,7 +45,8 @@ export class CredentialsRecheck implements FirstStatementGuard {
     /** The rate limit: past it, the request reads and writes nothing (it is refused with 429). */
     private readonly limit: number,
   ) {
-    // `guard`: one row when the rows are unchanged (the request counted), none otherwise.
+    // `guard`: one row when the rows are unchanged (the request counted), none otherwise; its
+    // columns in GUARD_COLUMNS' order.
     this.ctes = sql`${checkedCte(entry)}, ${countedAfterCheck(entry, quota)},
   guard as (select counted.points as quota_points, counted.expire as quota_expire, ${withinLimit(raw('counted.points'), limit)} as guard_proceed
               from checked cross join counted)`;
@@ -51,6 +58,11 @@ export class CredentialsRecheck implements FirstStatementGuard {
     if (!count) throw new CredentialsChanged();
     this.count = count;
     if (isPastLimit(count.points, this.limit)) throw new CountPastLimit();
+  }
+
+  /** `take` of the guard's values by position (`GUARD_COLUMNS`), from a read whose rows are arrays. */
+  takeValues(values: readonly unknown[] | undefined): void {
+    this.take(values && { quota_points: values[POINTS_AT], quota_expire: values[EXPIRE_AT] });
   }
 
   async runAlone(db: Knex): Promise<void> {
