@@ -103,8 +103,9 @@ async function readOnReplica<R>(
 
 /**
  * Object rows as arrays, their values in the select list's order (a row object's keys are in that
- * order; names distinct, none a number): a read on a replica (rare, not the hot path) reads objects (`readOnReplica`, which may
- * read the primary again) and hands them to an array reader this way.
+ * order; the names distinct, none a number): a read on a replica (rare, not the hot path) reads
+ * objects (`readOnReplica`, which may read the primary again) and hands them to an array reader
+ * this way.
  */
 const valuesOf = (objects: Array<Record<string, unknown>>): unknown[][] => objects.map((row) => Object.values(row));
 

@@ -13,7 +13,7 @@
  * parsed and shaped, the answer's text made) and of the connection's PostgreSQL backend
  * (/proc/<pid>/stat), old and new in interleaved blocks, medians. Run after a bench has loaded its
  * dataset (`npm run bench -- --small`): `npm run build && npx tsc -p tsconfig.bench.json && node
- * dist/test/bench/reads-micro.js [--users 100] [--calls 200] [--blocks 9]
+ * dist/test/bench/reads-micro.js [--users 100] [--calls 200] [--blocks 9] [--mix]
  * [--reads attributes,correlations,correlation-plan,correlation-rows,control]`. Say the load average
  * beside the figures: the machine is shared.
  */
@@ -111,28 +111,41 @@ async function formerCorrelations(
 const answerOf = (page: { count: number; results: unknown[] }) => JSON.stringify({ count: page.count, next: null, previous: null, results: page.results });
 
 /** A read and its answer's text, as the handler makes it. */
-type Answer = (db: Database) => Promise<string>;
+type Answer = (db: Database, userId: number) => Promise<string>;
 
-/** CPU µs per request of this process and of the connection's backend (`pid`), for `answer` over `calls` requests, each on a fresh guarded handle. */
-async function cpuPerRequest(knex: Knex, pid: number, answer: Answer, calls: number): Promise<[number, number]> {
+/**
+ * CPU µs per request of this process and of the connection's backend (`pid`), for `answer` over
+ * `calls` requests, each on a fresh guarded handle, for `people` in turn (one person; with `--mix`,
+ * the bench's people, as a pool connection of the bench serves them).
+ */
+async function cpuPerRequest(knex: Knex, pid: number, answer: Answer, calls: number, people: readonly number[]): Promise<[number, number]> {
   const start = process.cpuUsage();
   const backendStart = backendCpuMs(pid);
-  for (let i = 0; i < calls; i++) await answer(guardedDatabase(knex, benchGuard()));
+  for (let i = 0; i < calls; i++) await answer(guardedDatabase(knex, benchGuard()), people[i % people.length]);
   const used = process.cpuUsage(start);
   return [(used.user + used.system) / calls, ((backendCpuMs(pid) - backendStart) * 1000) / calls];
 }
 
-async function compare(knex: Knex, pid: number, name: string, old: Answer, current: Answer, calls: number, blocks: number): Promise<void> {
-  const [before, after] = [await old(guardedDatabase(knex, benchGuard())), await current(guardedDatabase(knex, benchGuard()))];
+async function compare(
+  knex: Knex,
+  pid: number,
+  name: string,
+  old: Answer,
+  current: Answer,
+  calls: number,
+  blocks: number,
+  people: readonly number[],
+): Promise<void> {
+  const [before, after] = [await old(guardedDatabase(knex, benchGuard()), people[0]), await current(guardedDatabase(knex, benchGuard()), people[0])];
   if (before !== after) throw new Error(`${name}: the answers differ:\n${before.slice(0, 400)}\n${after.slice(0, 400)}`);
   const runs: Array<[[number, number], [number, number]]> = [];
   // Each block measures both, the first of the pair alternating (the second of a pair ran measurably
   // slower on this machine whichever it was).
   for (let block = 0; block < blocks; block++) {
-    if (block % 2 === 0) runs.push([await cpuPerRequest(knex, pid, old, calls), await cpuPerRequest(knex, pid, current, calls)]);
+    if (block % 2 === 0) runs.push([await cpuPerRequest(knex, pid, old, calls, people), await cpuPerRequest(knex, pid, current, calls, people)]);
     else {
-      const second = await cpuPerRequest(knex, pid, current, calls);
-      runs.push([await cpuPerRequest(knex, pid, old, calls), second]);
+      const second = await cpuPerRequest(knex, pid, current, calls, people);
+      runs.push([await cpuPerRequest(knex, pid, old, calls, people), second]);
     }
   }
   const results = JSON.parse(after) as { results: unknown[] };
@@ -158,12 +171,16 @@ async function main(): Promise<void> {
       const client = await knex('oauth_clients').where({ name: CLIENT_NAME }).first('id');
       const people = await knex('tokens').where({ client_pk: client.id }).distinct('user_id').orderBy('user_id');
       const userId = Number(people[Math.floor(people.length / 2)].user_id);
+      // --mix: each request for the next of the bench's people (the first of them for the answers' check).
+      const asked = process.argv.includes('--mix')
+        ? [userId, ...people.map((row: { user_id: string }) => Number(row.user_id)).filter((id: number) => id !== userId)]
+        : [userId];
       const pid = Number((await knex.raw('select pg_backend_pid() as pid')).rows[0].pid);
       const visibility = readVisibility(new Set(V2_SCOPE_NAMES));
       const now = new Date();
       const page = { limit: 100, offset: 0 };
       console.log(
-        `${database}, person ${userId}; load average ${os
+        `${database}, ${asked.length > 1 ? `${asked.length} people in turn` : `person ${userId}`}; load average ${os
           .loadavg()
           .map((l) => l.toFixed(2))
           .join(', ')}`,
@@ -173,53 +190,58 @@ async function main(): Promise<void> {
           knex,
           pid,
           'attributes',
-          async (db) => answerOf(await formerAttributes(db, userId, visibility, now)),
-          async (db) => {
+          async (db, userId) => answerOf(await formerAttributes(db, userId, visibility, now)),
+          async (db, userId) => {
             const text = await listAttributesText(db, { userId, visibility, filters: {}, page, now });
             return `{"count":${text.count},"next":null,"previous":null,"results":${text.results}}`;
           },
           calls,
           blocks,
+          asked,
         );
       if (reads.includes('correlations'))
         await compare(
           knex,
           pid,
           'correlations (former -> current: rows as arrays, the key hidden from the planner)',
-          async (db) => answerOf(await formerCorrelations(db, userId, visibility)),
-          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          async (db, userId) => answerOf(await formerCorrelations(db, userId, visibility)),
+          async (db, userId) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
           calls,
           blocks,
+          asked,
         );
       if (reads.includes('correlation-plan'))
         await compare(
           knex,
           pid,
           'correlations (rows as objects both; the key shown -> hidden)',
-          async (db) => answerOf(await formerCorrelations(db, userId, visibility)),
-          async (db) => answerOf(await formerCorrelations(db, userId, visibility, true)),
+          async (db, userId) => answerOf(await formerCorrelations(db, userId, visibility)),
+          async (db, userId) => answerOf(await formerCorrelations(db, userId, visibility, true)),
           calls,
           blocks,
+          asked,
         );
       if (reads.includes('correlation-rows'))
         await compare(
           knex,
           pid,
           'correlations (the key hidden both; rows as objects -> arrays)',
-          async (db) => answerOf(await formerCorrelations(db, userId, visibility, true)),
-          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          async (db, userId) => answerOf(await formerCorrelations(db, userId, visibility, true)),
+          async (db, userId) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
           calls,
           blocks,
+          asked,
         );
       if (reads.includes('control'))
         await compare(
           knex,
           pid,
           'correlations (control: the same read on both sides)',
-          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
-          async (db) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          async (db, userId) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
+          async (db, userId) => answerOf(await listCorrelations(db, { userId, visibility, filters: {}, page })),
           calls,
           blocks,
+          asked,
         );
       console.log(
         `load average ${os
