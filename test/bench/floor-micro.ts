@@ -1,9 +1,9 @@
 /**
- * CPU micro-benchmarks of issue 35's third and fourth stops (docs/request-path.md, "Every request"
- * and "The floor, again"): each per-request step that was replaced, its former code (the library's,
+ * CPU micro-benchmarks of issue 35's third, fourth and fifth stops (docs/request-path.md, "Every request",
+ * "The floor, again" and "The floor at 32 connections"): each per-request step that was replaced, its former code (the library's,
  * or floor-former.ts) against the current one, in one process, interleaved blocks, CPU time
  * (`process.cpuUsage`), medians; each pair is first checked to give the same answer. Run after `npm run build`:
- * `tsc -p tsconfig.bench.json && node dist/test/bench/floor-micro.js [--fourth]`. Say the load average beside
+ * `tsc -p tsconfig.bench.json && node dist/test/bench/floor-micro.js [--fourth|--fifth]`. Say the load average beside
  * the figures: the machine is shared.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import Koa from 'koa';
 import helmet from 'koa-helmet';
 import pino from 'pino';
@@ -180,5 +181,105 @@ async function fourthStop(): Promise<void> {
   );
 }
 
-// `--fourth`: the fourth stop's comparisons only.
-void (process.argv.includes('--fourth') ? fourthStop() : main().then(fourthStop));
+/** A fresh response on its own unconnected socket, as Node makes one per request. */
+function freshResponse(): http.ServerResponse {
+  const req = new http.IncomingMessage(new net.Socket());
+  return new http.ServerResponse(req);
+}
+
+/** The header block Node built for `res`, without its Date line (which changes with the second). */
+const headerBlock = (res: http.ServerResponse) => (res as unknown as { _header: string })._header.replace(/^Date: .*\r\n/m, '');
+
+/**
+ * The fields of a `GET /api/2/accounts/profile/` answer, in the order the chain sets them: the
+ * request id, helmet's (replayed by security-headers.ts), no-store, the rate limit's five, Koa's
+ * type and length, CORS's two and Vary. Read from a real run of the security headers layer.
+ */
+async function profileAnswerFields(bodyBytes: number): Promise<[string, string][]> {
+  const fields: [string, string][] = [['X-Request-Id', crypto.randomUUID()]];
+  const recorder = { setHeader: (name: string, value: string) => fields.push([name, value]), removeHeader: () => undefined };
+  await (
+    await securityHeaders()
+  )({ res: recorder } as unknown as Koa.Context, async () => undefined);
+  fields.push(
+    ['Cache-Control', 'no-store'],
+    ['X-RateLimit-Limit', '100000000'],
+    ['X-RateLimit-Remaining', '99998765'],
+    ['X-RateLimit-Reset', '3412'],
+    ['RateLimit-Policy', '"default";q=100000000;w=3600'],
+    ['RateLimit', '"default";r=99998765;t=3412'],
+    ['Content-Type', 'application/json; charset=utf-8'],
+    ['Content-Length', String(bodyBytes)],
+    ['Access-Control-Allow-Origin', '*'],
+    ['Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After'],
+    ['Vary', 'Accept-Encoding'],
+  );
+  return fields;
+}
+
+/**
+ * Issue 35's fifth stop ("The floor at 32 connections"): what the floor's headers and Koa's
+ * per-response `onFinished` cost, each against what would replace it. Nothing of this was kept:
+ * the figures are the reasons (docs/request-path.md).
+ */
+async function fifthStop(): Promise<void> {
+  const body = JSON.stringify({ id: 17, username: 'bench-17', created: '2026-01-01T00:00:00.000Z' });
+  const fields = await profileAnswerFields(Buffer.byteLength(body));
+  const raw = fields.flat();
+  let responses: http.ServerResponse[] = [];
+  const setEach = (res: http.ServerResponse) => {
+    for (const [name, value] of fields) res.setHeader(name, value);
+    res.statusCode = 200;
+    res.end(body);
+  };
+  const writeHeadOnce = (res: http.ServerResponse) => {
+    res.writeHead(200, raw);
+    res.end(body);
+  };
+  const [a, b] = [freshResponse(), freshResponse()];
+  setEach(a);
+  writeHeadOnce(b);
+  assert.equal(headerBlock(a), headerBlock(b));
+  console.log(`(${fields.length} fields, header block ${headerBlock(a).length} bytes)`);
+  await compare(
+    `an API answer's ${fields.length} fields: setHeader each, then end -> one writeHead(status, list), then end`,
+    5000,
+    (i) => setEach(responses[i]),
+    (i) => writeHeadOnce(responses[i]),
+    () => (responses = Array.from({ length: 5000 }, freshResponse)),
+  );
+  const token = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+  const invalid = /[^\t\x20-\x7e\x80-\xff]/;
+  await compare(
+    `of which Node's name and value checks, ${fields.length} fields (no checks -> both regular expressions)`,
+    100_000,
+    () => fields.length,
+    () => fields.every(([name, value]) => token.test(name) && !invalid.test(value)),
+  );
+
+  // Koa's handleRequest registers on-finished on every response (its socket's error reported after
+  // the answer): ee-first's four listeners, an AsyncResource, removed when the response finishes.
+  const onFinished = createRequire(require.resolve('koa'))('on-finished') as (res: http.ServerResponse, listener: (error: unknown) => void) => void;
+  const finishAlone = (res: http.ServerResponse) => res.emit('finish');
+  const withOnFinished = (res: http.ServerResponse) => {
+    onFinished(res, () => undefined);
+    res.emit('finish');
+  };
+  const onSocket = () =>
+    Array.from({ length: 5000 }, () => {
+      const res = freshResponse();
+      (res as unknown as { socket: net.Socket }).socket = new net.Socket();
+      return res;
+    });
+  await compare(
+    "Koa's per-response onFinished (a response finishing: with it -> without it)",
+    5000,
+    (i) => withOnFinished(responses[i]),
+    (i) => finishAlone(responses[i]),
+    () => (responses = onSocket()),
+  );
+}
+
+// `--fourth`, `--fifth`: that stop's comparisons only.
+const only = process.argv.includes('--fifth') ? fifthStop : process.argv.includes('--fourth') ? fourthStop : undefined;
+void (only ? only() : main().then(fourthStop).then(fifthStop));
