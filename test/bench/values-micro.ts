@@ -13,7 +13,7 @@
  * in a block, plus the growth of ArrayBuffers: pg's socket reads), old and new in interleaved
  * blocks, medians. Run after a bench has loaded its dataset (`npm run bench -- --small`): `npm run
  * build && npx tsc -p tsconfig.bench.json && node --expose-gc --min-semi-space-size=64
- * --max-semi-space-size=64 dist/test/bench/values-micro.js [--users 100] [--calls 50] [--blocks 15]`.
+ * --max-semi-space-size=64 dist/test/bench/values-micro.js [--users 100] [--calls 300] [--blocks 9]`.
  * Say the load average beside the figures: the machine is shared.
  */
 import os from 'node:os';
@@ -122,8 +122,8 @@ async function compare(knex: Knex, pid: number, old: Answer, current: Answer, ca
 
 async function main(): Promise<void> {
   const users = Number(arg('users', '100'));
-  const calls = Number(arg('calls', '50'));
-  const blocks = Number(arg('blocks', '15'));
+  const calls = Number(arg('calls', '300'));
+  const blocks = Number(arg('blocks', '9'));
   if (!collect) console.log('(run with --expose-gc for the allocation figures)');
   const server = await openBenchServer(process.env.DATABASE_URL);
   const unregister = onInterrupt(() => server.stop());
