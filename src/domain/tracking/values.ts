@@ -67,17 +67,19 @@ export interface ValuesPageText {
 }
 
 /**
- * The SQL of a stored day's value (`v`, of the attribute `a`) as the JSON text `typedValue` + `JSON.stringify` write, for the values
- * whose text PostgreSQL writes byte for byte as JavaScript does; null for the others, which
- * `listValuesText` types in JavaScript. Written by PostgreSQL: a string without control
- * characters, quotes or backslashes (between quotes as it is); an integer type's whole number
- * under 10^15 (as a bigint); a float type's 0 (also -0, which JSON writes 0) or number of
- * magnitude in [10^-4, 10^15), where PostgreSQL's shortest float text (extra_float_digits 1,
- * its default since version 12) and JavaScript's are the same digits in fixed notation (outside
- * it PostgreSQL writes `1e-05` and `1e+15`; NaN and infinities fall outside too). Everything
- * else (a number stored for a string attribute, text for a number, a fraction for an integer type:
- * a type changed after the write) is typed in JavaScript (docs/decisions.md, "The values list's
- * JSON is written by PostgreSQL").
+ * The SQL of a stored day's value (`v`, of the attribute `a`) as the JSON text that `typedValue`
+ * and `JSON.stringify` write, for the values whose text PostgreSQL writes byte for byte as
+ * JavaScript does; null for the others, which `listValuesText` types in JavaScript. Written by
+ * PostgreSQL: a string without control characters, quotes or backslashes (between quotes as it
+ * is); an integer type's whole number under 10^15 (as a bigint); a float type's 0 (also -0, which
+ * JSON writes 0) or number of magnitude in [10^-4, 10^15), where PostgreSQL writes fixed notation
+ * and the digits JavaScript writes for the number pg would have parsed from the same text: the
+ * shortest that read back the same double (extra_float_digits >= 1, the default since
+ * PostgreSQL 12), or at most 15 significant digits, which any double read back from them also
+ * prints as (extra_float_digits 0). Outside that range PostgreSQL writes `1e-05` and `1e+15`; NaN
+ * and infinities fall outside too. Everything else (a number stored for a string attribute, text
+ * for a number, a fraction for an integer type: a type changed after the write) is typed in
+ * JavaScript (docs/decisions.md, "The values list's JSON is written by PostgreSQL").
  */
 const VALUE_TEXT = raw(`case
      when a.value_type = ${VALUE_TYPES.string} then case when v.value_text !~ '[[:cntrl:]"]' and strpos(v.value_text, chr(92)) = 0 then '"' || v.value_text || '"' end
