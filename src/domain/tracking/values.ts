@@ -72,20 +72,21 @@ export interface ValuesPageText {
  * JavaScript does; null for the others, which `listValuesText` types in JavaScript. Written by
  * PostgreSQL: a string without control characters, quotes or backslashes (between quotes as it
  * is); an integer type's whole number under 10^15 (as a bigint); a float type's 0 (also -0, which
- * JSON writes 0) or number of magnitude in [10^-4, 10^15), where PostgreSQL writes fixed notation
- * and the digits JavaScript writes for the number pg would have parsed from the same text: the
- * shortest that read back the same double (extra_float_digits >= 1, the default since
+ * JSON writes 0) or number of magnitude in [10^-4, 10^15 - 0.5), where PostgreSQL writes fixed
+ * notation and the digits JavaScript writes for the number pg would have parsed from the same
+ * text: the shortest that read back the same double (extra_float_digits >= 1, the default since
  * PostgreSQL 12), or at most 15 significant digits, which any double read back from them also
- * prints as (extra_float_digits 0). Outside that range PostgreSQL writes `1e-05` and `1e+15`; NaN
- * and infinities fall outside too. Everything else (a number stored for a string attribute, text
- * for a number, a fraction for an integer type: a type changed after the write) is typed in
- * JavaScript (docs/decisions.md, "The values list's JSON is written by PostgreSQL").
+ * prints as (extra_float_digits 0; the half below 10^15 is left out as it rounds up to `1e+15`
+ * there). Outside that range PostgreSQL writes `1e-05` and `1e+15`; NaN and infinities fall
+ * outside too. Everything else (a number stored for a string attribute, text for a number, a
+ * fraction for an integer type: a type changed after the write) is typed in JavaScript
+ * (docs/decisions.md, "The values list's JSON is written by PostgreSQL").
  */
 const VALUE_TEXT = raw(`case
      when a.value_type = ${VALUE_TYPES.string} then case when v.value_text !~ '[[:cntrl:]"]' and strpos(v.value_text, chr(92)) = 0 then '"' || v.value_text || '"' end
      when a.value_type in (${VALUE_TYPES.float}, ${VALUE_TYPES.percentage}) then case
        when v.value_num = 0 then '0'
-       when abs(v.value_num) >= 1e-4 and abs(v.value_num) < 1e15 then v.value_num::text end
+       when abs(v.value_num) >= 1e-4 and abs(v.value_num) < 999999999999999.5 then v.value_num::text end
      else case when v.value_num = trunc(v.value_num) and abs(v.value_num) < 1e15 then v.value_num::bigint::text end
    end`);
 

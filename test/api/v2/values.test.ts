@@ -103,6 +103,7 @@ describe('GET /api/2/attributes/values/', () => {
       ['2026-11-13', 5e-324, null],
       ['2026-11-12', null, '3.5'],
       ['2026-11-11', -71.25, null],
+      ['2026-11-10', 999999999999999.9, null],
     ]);
     await store('odd_integers', 0, [
       ['2026-11-22', 2.5, null],
@@ -124,7 +125,7 @@ describe('GET /api/2/attributes/values/', () => {
       ['2026-11-15', float('NaN'), null],
     ]);
     const expected: Record<string, unknown[]> = {
-      odd_floats: [0.00001, 0.0001, 123456789012345.6, 1e15, 1e21, 0, null, null, 0.1 + 0.2, 5e-324, 3.5, -71.25],
+      odd_floats: [0.00001, 0.0001, 123456789012345.6, 1e15, 1e21, 0, null, null, 0.1 + 0.2, 5e-324, 3.5, -71.25, 999999999999999.9],
       odd_integers: [3, -2, 1e16, 0, -7, 12, 1e300],
       odd_strings: ['plain', 'say "hi"', 'back\\slash', 'line\nbreak\ttab\u0001', 'ünïcode ✓ 😀 \u007f \u2028', '42', '1e-7', null],
     };
