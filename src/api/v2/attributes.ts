@@ -9,7 +9,7 @@ import type { operations } from '../../../generated/types/v2';
 import type { Deps } from '../../deps';
 import { listAttributesText, listAttributesWithValues, type AttributeFilters } from '../../domain/tracking/attributes';
 import { listTemplates } from '../../domain/tracking/templates';
-import { listValues } from '../../domain/tracking/values';
+import { listValuesText } from '../../domain/tracking/values';
 import { ownedVisibility, readOrWriteVisibility, readVisibility } from '../../domain/apps-and-grants/visibility';
 import { principalToday } from '../../domain/time';
 import { badRequest } from '../../http/errors';
@@ -110,7 +110,7 @@ export function attributesHandlers(deps: Deps) {
     async listAttributeValues(c: V2Operation<'listAttributeValues'>['context'], ctx: V2Operation<'listAttributeValues'>['ctx']): Promise<void> {
       const principal = principalOf(ctx);
       const p = paging(c);
-      const page = await listValues(databaseOf(ctx), {
+      const page = await listValuesText(databaseOf(ctx), {
         userId: principal.userId,
         attribute: queryString(c, 'attribute') ?? '',
         visibility: readOrWriteVisibility(principal.scopes),
@@ -118,8 +118,7 @@ export function attributesHandlers(deps: Deps) {
         limit: p.limit,
         offset: p.offset,
       });
-      const body: Ok<'listAttributeValues'> = envelope(ctx, p, page.count, page.results);
-      answerJson(ctx, body);
+      answerPageText(ctx, p, page);
     },
   };
 }

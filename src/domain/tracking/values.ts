@@ -8,7 +8,7 @@ import type { components } from '../../../generated/types/v2';
 import type { Knex } from 'knex';
 import type { Database } from '../../db/database';
 import { fragment, raw, sql } from '../../db/sql';
-import { isIntegerValueType, isTextValueType } from '../../db/catalogue-value-types';
+import { isIntegerValueType, isTextValueType, VALUE_TYPES } from '../../db/catalogue-value-types';
 import { addDays, daysBetween, daysEndingAt, FIRST_DATE } from '../time';
 import { visibleTo, whereVisible, type Visibility } from '../apps-and-grants/visibility';
 
@@ -59,18 +59,55 @@ export interface ListValuesInput {
 /** Postgres' OFFSET is a bigint; a page number past this is past the end of any list anyway. */
 export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
+/** A page of values as JSON text (the page's `Value` objects), with the total and how many are on it. */
+export interface ValuesPageText {
+  count: number;
+  shown: number;
+  results: string;
+}
+
 /**
- * One attribute's stored values up to `dateMax`, newest first, one page of them, with the total.
- * Days without data are not listed, so the total counts stored values. An unknown attribute, or
- * one `visibility` hides, has no values. One query: the attribute is found first, then (lateral,
- * once for it) the total is counted from the primary key's index alone and the page is read
- * newest first from that index, so only the page's rows are fetched, however long the history
- * (a page past the end has no rows and so no total; the caller only needs one for page 1, where
- * no rows means 0).
+ * The SQL of a stored day's value (`v`, of the attribute `a`) as the JSON text that `typedValue`
+ * and `JSON.stringify` write, for the values whose text PostgreSQL writes byte for byte as
+ * JavaScript does; null for the others, which `listValuesText` types in JavaScript. Written by
+ * PostgreSQL: a string without control characters, quotes or backslashes (between quotes as it
+ * is); an integer type's whole number under 10^15 (as a bigint); a float type's 0 (also -0, which
+ * JSON writes 0) or number of magnitude in [10^-4, 10^15 - 0.5), where PostgreSQL writes fixed
+ * notation and the digits JavaScript writes for the number pg would have parsed from the same
+ * text: the shortest that read back the same double (extra_float_digits >= 1, the default since
+ * PostgreSQL 12), or at most 15 significant digits, which any double read back from them also
+ * prints as (extra_float_digits 0; the half below 10^15 is left out as it rounds up to `1e+15`
+ * there). Outside that range PostgreSQL writes `1e-05` and `1e+15`; NaN and infinities fall
+ * outside too. Everything else (a number stored for a string attribute, text for a number, a
+ * fraction for an integer type: a type changed after the write) is typed in JavaScript
+ * (docs/decisions.md, "The values list's JSON is written by PostgreSQL").
  */
-export async function listValues(db: Database, input: ListValuesInput): Promise<{ count: number; results: ValueObject[] }> {
-  type Row = { date: string; value_num: number | null; value_text: string | null; value_type: number; total: number };
-  const rows = await db.read<Row>(sql`select v.date, v.value_num, v.value_text, a.value_type, n.total
+const VALUE_TEXT = raw(`case
+     when a.value_type = ${VALUE_TYPES.string} then case when v.value_text !~ '[[:cntrl:]"]' and strpos(v.value_text, chr(92)) = 0 then '"' || v.value_text || '"' end
+     when a.value_type in (${VALUE_TYPES.float}, ${VALUE_TYPES.percentage}) then case
+       when v.value_num = 0 then '0'
+       when abs(v.value_num) >= 1e-4 and abs(v.value_num) < 999999999999999.5 then v.value_num::text end
+     else case when v.value_num = trunc(v.value_num) and abs(v.value_num) < 1e15 then v.value_num::bigint::text end
+   end`);
+
+/**
+ * One attribute's stored values up to `dateMax`, newest first, one page of them, with the total,
+ * as the JSON text of the page's `Value` objects (the answer's `results`). Days without data are
+ * not listed, so the total counts stored values. An unknown attribute, or one `visibility` hides,
+ * has no values. One query, one row: the attribute is found first, then (lateral, once for it) the
+ * total is counted from the primary key's index alone and the page is read newest first from that
+ * index, so only the page's rows are fetched, however long the history (a page past the end has
+ * no rows and so no total; the caller only needs one for page 1, where no rows means 0).
+ * PostgreSQL writes each object's text (`VALUE_TEXT`); the few values it cannot write as
+ * JavaScript does come back as `[date, value_num, value_text]` in `odd`, in the page's order, and
+ * are typed here (docs/request-path.md, "Issue 35, fifth stop").
+ */
+export async function listValuesText(db: Database, input: ListValuesInput): Promise<ValuesPageText> {
+  type Row = { total: number | null; shown: number; value_type: number | null; results: string | null; odd: Array<[string, unknown, unknown]> | null };
+  const [page] = await db.read<Row>(sql`select max(p.total) as total, count(*) as shown, max(p.value_type) as value_type,
+       '[' || string_agg(case when p.value is null then 'null' else '{"date":"' || p.date::text || '","value":' || p.value || '}' end, ',' order by p.date desc) || ']' as results,
+       json_agg(json_build_array(p.date::text, p.value_num, p.value_text) order by p.date desc) filter (where p.value is null) as odd
+  from (select v.date, v.value_num, v.value_text, a.value_type, n.total, ${VALUE_TEXT} as value
   from attributes a
   cross join lateral (
     select count(*) as total from attribute_values c
@@ -81,12 +118,22 @@ export async function listValues(db: Database, input: ListValuesInput): Promise<
      where v.user_id = a.user_id and v.attribute_id = a.id and v.date <= ${input.dateMax}::date
      order by v.date desc limit ${input.limit}::bigint offset ${Math.min(input.offset, MAX_OFFSET)}::bigint
   ) as v
- where a.user_id = ${input.userId} and a.name = ${input.attribute} and ${visibleTo(input.visibility, raw('a'))}
- order by v.date desc`);
-  return {
-    count: rows[0]?.total ?? 0,
-    results: rows.map((row) => ({ date: row.date, value: typedValue(row.value_type, row.value_num, row.value_text) })),
-  };
+ where a.user_id = ${input.userId} and a.name = ${input.attribute} and ${visibleTo(input.visibility, raw('a'))}) as p`);
+  if (!page?.results) return { count: 0, shown: 0, results: '[]' };
+  const results = page.odd ? withOddValues(page.results, page.odd, page.value_type ?? 0) : page.results;
+  return { count: page.total ?? 0, shown: page.shown, results };
+}
+
+/** The page's text with each `null` left for a value PostgreSQL could not write filled in, in order, by `typedValue`. */
+function withOddValues(results: string, odd: Array<[string, unknown, unknown]>, valueType: number): string {
+  const objects = JSON.parse(results) as Array<ValueObject | null>;
+  let next = 0;
+  const filled = objects.map((object) => {
+    if (object) return object;
+    const [date, num, text] = odd[next++];
+    return { date, value: typedValue(valueType, num, text) };
+  });
+  return JSON.stringify(filled);
 }
 
 /**

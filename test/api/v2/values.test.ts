@@ -82,6 +82,68 @@ describe('GET /api/2/attributes/values/', () => {
     ]);
   });
 
+  test('each value is written as JavaScript writes it, the values PostgreSQL spells otherwise too', async () => {
+    // Stored as a write under another value type, or by hand: the answer types them by the attribute's type.
+    const store = async (name: string, value_type: number, stored: Array<[string, unknown, string | null]>) => {
+      const attribute = await addAttribute(app, person.id, { name, template: null, value_type });
+      const rows = stored.map(([date, num, text]) => ({ user_id: person.id, attribute_id: attribute.id, date, value_num: num, value_text: text }));
+      await app.db('attribute_values').insert(rows);
+    };
+    const float = (text: string) => app.db.raw('?::float8', [text]);
+    await store('odd_floats', 1, [
+      ['2026-11-22', 0.00001, null],
+      ['2026-11-21', 0.0001, null],
+      ['2026-11-20', 123456789012345.6, null],
+      ['2026-11-19', 1e15, null],
+      ['2026-11-18', 1e21, null],
+      ['2026-11-17', float('-0'), null],
+      ['2026-11-16', float('NaN'), null],
+      ['2026-11-15', float('-Infinity'), null],
+      ['2026-11-14', 0.1 + 0.2, null],
+      ['2026-11-13', 5e-324, null],
+      ['2026-11-12', null, '3.5'],
+      ['2026-11-11', -71.25, null],
+      ['2026-11-10', 999999999999999.9, null],
+    ]);
+    await store('odd_integers', 0, [
+      ['2026-11-22', 2.5, null],
+      ['2026-11-21', -2.5, null],
+      ['2026-11-20', 1e16, null],
+      ['2026-11-19', -0.2, null],
+      ['2026-11-18', -7, null],
+      ['2026-11-17', null, '12'],
+      ['2026-11-16', 1e300, null],
+    ]);
+    await store('odd_strings', 2, [
+      ['2026-11-22', null, 'plain'],
+      ['2026-11-21', null, 'say "hi"'],
+      ['2026-11-20', null, 'back\\slash'],
+      ['2026-11-19', null, 'line\nbreak\ttab\u0001'],
+      ['2026-11-18', null, 'ünïcode ✓ 😀 \u007f \u2028'],
+      ['2026-11-17', 42, null],
+      ['2026-11-16', 1e-7, null],
+      ['2026-11-15', float('NaN'), null],
+    ]);
+    const expected: Record<string, unknown[]> = {
+      odd_floats: [0.00001, 0.0001, 123456789012345.6, 1e15, 1e21, 0, null, null, 0.1 + 0.2, 5e-324, 3.5, -71.25, 999999999999999.9],
+      odd_integers: [3, -2, 1e16, 0, -7, 12, 1e300],
+      odd_strings: ['plain', 'say "hi"', 'back\\slash', 'line\nbreak\ttab\u0001', 'ünïcode ✓ 😀 \u007f \u2028', '42', '1e-7', null],
+    };
+    for (const [name, values] of Object.entries(expected)) {
+      const res = await app.get(`/api/2/attributes/values/?attribute=${name}`, { token });
+      const results = values.map((value, i) => ({ date: addDays('2026-11-22', -i), value }));
+      expect(res.text).toContain(`"results":${JSON.stringify(results)}}`);
+      expect(res.body.count).toBe(values.length);
+    }
+    // A page of plain values around an odd one keeps its order.
+    const middle = await app.get('/api/2/attributes/values/?attribute=odd_floats&limit=3&page=2', { token });
+    expect(middle.body.results).toEqual([
+      { date: '2026-11-19', value: 1e15 },
+      { date: '2026-11-18', value: 1e21 },
+      { date: '2026-11-17', value: 0 },
+    ]);
+  });
+
   test('an inactive attribute’s values are still listed when it is named', async () => {
     expect((await app.get('/api/2/attributes/values/?attribute=floors', { token })).body.results).toEqual([{ date: '2026-11-22', value: 3 }]);
   });
