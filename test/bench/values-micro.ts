@@ -46,6 +46,8 @@ function benchGuard(): FirstStatementGuard {
   return {
     ctes: sql`guard as (select 1::integer as quota_points, ${Date.now() + 3_600_000}::bigint as quota_expire, true as guard_proceed)`,
     take: () => undefined,
+    columnCount: 3,
+    takeValues: () => undefined,
     runAlone: async () => undefined,
   };
 }
