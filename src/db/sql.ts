@@ -161,6 +161,7 @@ function watched(connection: PooledConnection, limitMs: number, fail: (error: Er
  * copies the query's config property by property (`cloneQueryConfig`: 1 % of an update's own CPU in
  * the bench's profile) and chains a promise that rewrites each error's stack. A query made from its
  * text takes no copy; its name (a prepared statement's) is set before pg reads it, at submit.
+ * `done` runs when the answer is in, before the promise settles (see `rows`).
  */
 function answerOf(
   connection: PooledConnection,
@@ -169,11 +170,13 @@ function answerOf(
   values: readonly unknown[],
   limitMs: number,
   shape: RowShape | undefined,
+  done: () => void,
 ): Promise<{ rows: unknown[] }> {
   return new Promise((resolve, reject) => {
     const settle = watched(connection, limitMs, reject);
     const answered = (error: Error | undefined, result: { rows: unknown[] }) => {
       if (!settle()) return; // failed already by the answer deadline
+      done();
       if (error) reject(error);
       else resolve(result);
     };
@@ -215,6 +218,17 @@ export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promi
   const client = db.client as unknown as QueryingClient;
   const { text, values } = statement;
   const connection = await client.acquireConnection();
+  // The connection goes back to the pool as soon as its answer is in, before this request goes on
+  // with it: a request waiting for a connection is handed this one first, and its statement leaves
+  // before this request's own work on the rows (its answer, its log line) runs. Released after
+  // that work, the pool's connections sat idle through it whenever requests were waiting (32
+  // connections on a pool of 10: docs/request-path.md, "Issue 35, fifth stop").
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    void client.releaseConnection(connection);
+  };
   try {
     // Statement counters (tests) listen for knex's 'query' event; nobody listens in production. A
     // transaction's client passes the event on to the pool's, where the listeners are.
@@ -222,10 +236,10 @@ export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promi
       client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
     const name = statement.name;
     const named = values.length > 0 && mayName(connection, name);
-    const result = await answerOf(connection, named ? name : undefined, text, withArraysAsText(values), client.config.unansweredQueryMs ?? 0, shape);
+    const result = await answerOf(connection, named ? name : undefined, text, withArraysAsText(values), client.config.unansweredQueryMs ?? 0, shape, release);
     return result.rows as R[];
   } finally {
-    await client.releaseConnection(connection);
+    release();
   }
 }
 
