@@ -218,11 +218,11 @@ export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promi
   const client = db.client as unknown as QueryingClient;
   const { text, values } = statement;
   const connection = await client.acquireConnection();
-  // The connection goes back to the pool as soon as its answer is in, before this request goes on
-  // with it: a request waiting for a connection is handed this one first, and its statement leaves
-  // before this request's own work on the rows (its answer, its log line) runs. Released after
-  // that work, the pool's connections sat idle through it whenever requests were waiting (32
-  // connections on a pool of 10: docs/request-path.md, "Issue 35, fifth stop").
+  // The connection goes back to the pool in pg's callback, as soon as its answer is in: a request
+  // waiting for a connection (32 connections on a pool of 10) is handed it before this request's
+  // continuation is even queued, as pg-pool hands a released client to its queue, rather than a
+  // microtask turn later from a `finally` that also awaited knex's release (docs/request-path.md,
+  // "Issue 35, fifth stop"). The `finally` still releases a connection whose answer never came.
   let released = false;
   const release = (): void => {
     if (released) return;
