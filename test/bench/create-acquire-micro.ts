@@ -15,7 +15,6 @@
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import type { Deps } from '../../src/deps';
@@ -24,6 +23,7 @@ import { V2_SCOPE_NAMES } from '../../src/domain/apps-and-grants/scopes';
 import { selectDemoTemplates } from '../../src/demo/demo-generator';
 import { TEMPLATES_BY_NAME } from '../../src/db/catalogue-templates';
 import { createdName } from '../../src/domain/tracking/writes/create';
+import { benchGuard, loadAverage, median } from './micro-harness';
 
 const load = createRequire(__filename);
 const BLOCKS = Number(process.env.BLOCKS ?? 15);
@@ -93,19 +93,12 @@ const app = new Koa();
 function requestContext(build: Build): Koa.Context {
   const req = new http.IncomingMessage(new net.Socket());
   const ctx = app.createContext(req, new http.ServerResponse(req)) as Koa.Context;
-  const guard = {
-    ctes: build.sql.sql`guard as (select true as guard_proceed, 1 as guard_points)`,
-    take: () => undefined,
-    columnCount: 2,
-    takeValues: () => undefined,
-    runAlone: async () => undefined,
-  };
+  // The build's own `sql`, for a former build's statements to compose it.
+  const guard = benchGuard({ ctes: build.sql.sql`guard as (select true as guard_proceed, 1 as guard_points)`, columnCount: 2 });
   ctx.state.principal = principal;
   ctx.state.db = build.database.guardedDatabase(knex as never, guard);
   return ctx;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 /** A request's parsed body and what the database answers its statements. */
 type Body = { items: unknown[]; answer: (text: string) => unknown[] };
@@ -316,12 +309,7 @@ async function main(): Promise<void> {
   const oldAt = process.argv.indexOf('--old');
   const current = buildAt(path.resolve(__dirname, '../../src'));
   const former = oldAt > 0 ? buildAt(path.resolve(process.argv[oldAt + 1], 'src')) : current;
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(', ')}; ${BLOCKS} blocks of ${REQUESTS} requests`,
-  );
+  console.log(`load average ${loadAverage()}; ${BLOCKS} blocks of ${REQUESTS} requests`);
 
   const create = (build: Build) => (request: Request) =>
     build.handlers.createAttributes({ request: { requestBody: request.items, query: {} } } as never, request.ctx as never);
@@ -333,12 +321,7 @@ async function main(): Promise<void> {
   }
   console.log('The steps alone:');
   steps(oldAt > 0 ? path.resolve(process.argv[oldAt + 1], 'src') : path.resolve(__dirname, '../../src'), path.resolve(__dirname, '../../src'));
-  console.log(
-    `load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(2))
-      .join(', ')}`,
-  );
+  console.log(`load average ${loadAverage()}`);
 }
 
 void main();

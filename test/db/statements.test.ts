@@ -77,19 +77,27 @@ describe("the request's database", () => {
 
   const numbers = sql`select n from generate_series(1, 3) as n order by n desc`;
 
+  /** The texts of the statements `db` sent while `run` ran, in their order. */
+  async function recordStatements(db: Knex, run: () => Promise<void>): Promise<string[]> {
+    const statements: string[] = [];
+    const listen = (q: { sql: string }) => statements.push(q.sql);
+    db.on('query', listen);
+    try {
+      await run();
+    } finally {
+      db.removeListener('query', listen);
+    }
+    return statements;
+  }
+
   test('the first read carries the guard in the same statement, keeping its order; later ones do not', async () => {
     const guard = testGuard(true);
     const db = guardedDatabase(app.db, guard);
-    const statements: string[] = [];
-    const listen = (q: { sql: string }) => statements.push(q.sql);
-    app.db.on('query', listen);
-    try {
+    const statements = await recordStatements(app.db, async () => {
       expect((await db.read<{ n: number }>(numbers)).map((r) => r.n)).toEqual([3, 2, 1]);
       expect((await db.read<{ n: number }>(numbers)).map((r) => r.n)).toEqual([3, 2, 1]);
       await db.settle();
-    } finally {
-      app.db.removeListener('query', listen);
-    }
+    });
     expect(guard.taken).toEqual(['checked']);
     expect(guard.alone).toBe(0);
     expect(statements).toHaveLength(2);
@@ -134,10 +142,7 @@ describe("the request's database", () => {
     const pairs = sql`select n, ${'x'}::text || n as label from generate_series(1, 3) as n order by n desc`;
     const guard = testGuard(true);
     const db = guardedDatabase(app.db, guard);
-    const statements: string[] = [];
-    const listen = (q: { sql: string }) => statements.push(q.sql);
-    app.db.on('query', listen);
-    try {
+    const statements = await recordStatements(app.db, async () => {
       for (let i = 0; i < 2; i++) {
         const answer = await db.readArrays(pairs);
         expect(answer.map((row) => [row[0], row[1]])).toEqual([
@@ -146,9 +151,7 @@ describe("the request's database", () => {
           [1, 'x1'],
         ]);
       }
-    } finally {
-      app.db.removeListener('query', listen);
-    }
+    });
     expect(guard.taken).toEqual(['checked']);
     expect(statements).toHaveLength(2);
     expect(statements[0]).toContain('guard as (');
