@@ -3,6 +3,7 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import { types } from 'pg';
+import { createPool, endPool, ownPool } from './pool';
 import { mayName, statementName, withAnswerDeadline, type PooledConnection } from './sql';
 
 // Set once at module load: pg's parsers are process-wide.
@@ -25,13 +26,13 @@ types.setTypeParser(INT8_ARRAY_OID, types.getTypeParser(INT4_ARRAY_OID));
 /**
  * How long the service waits for the database before it gives up, so that a stopped or unreachable
  * Postgres is answered with 503 in seconds instead of hanging requests (pg's connect has no limit
- * of its own, knex waits 60 s for a pooled connection, and a query on a connection whose server
+ * of its own, nor has pg-pool's wait for a free connection, and a query on a connection whose server
  * went silent waits for TCP to give up, which takes many minutes). 0 means no limit.
  */
 export interface DatabaseTimeouts {
   /** Opening a connection: TCP, start-up and authentication. */
   connectMs: number;
-  /** Waiting for a free connection of the pool. */
+  /** Waiting for a free connection of the pool (a new one included: it must open within this too). */
   acquireMs: number;
   /** The server's statement_timeout: it cancels a statement running longer (error 57014). */
   statementMs: number;
@@ -44,37 +45,34 @@ export interface DatabaseTimeouts {
 }
 
 /**
- * Used for what a caller leaves out: pg's and knex's own behaviour (no connect limit, 60 s to wait
- * for a pooled connection). The service passes its settings (config.ts, DB_*_TIMEOUT_MS).
+ * Used for what a caller leaves out: pg's own behaviour (no connect limit), and 60 s to wait for a
+ * pooled connection (knex's own pool's limit, kept). The service passes its settings (config.ts,
+ * DB_*_TIMEOUT_MS).
  */
 export const DEFAULT_TIMEOUTS: DatabaseTimeouts = { connectMs: 0, acquireMs: 60_000, statementMs: 0, unansweredMs: 0 };
 
-/** Pool settings (knex's defaults, min 2 and max 10, otherwise) and time limits. */
+/** Pool settings (min 2 and max 10 otherwise, knex's own defaults, kept) and time limits. */
 export interface CreateKnexOptions {
   pool?: { min: number; max: number };
   timeouts?: Partial<DatabaseTimeouts>;
 }
 
 /**
- * A Knex instance on Postgres at `databaseUrl` (postgres://user:pass@host:port/db).
+ * A Knex instance on Postgres at `databaseUrl` (postgres://user:pass@host:port/db), on a pool of
+ * its own (db/pool.ts), closed by its `destroy`.
  * Keep the pool max at 2 or more: `migrateLatest` holds one connection for its lock.
  */
 export function createKnex(databaseUrl: string, opts: CreateKnexOptions = {}): Knex {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  return knexFactory({
+  const { min, max } = opts.pool ?? { min: 2, max: 10 };
+  const pool = createPool(databaseUrl, { min, max, connectMs: timeouts.connectMs, acquireMs: timeouts.acquireMs, statementMs: timeouts.statementMs });
+  const knex = knexFactory({
     client: PreparingPgClient as unknown as typeof Knex.Client,
-    connection: {
-      connectionString: databaseUrl,
-      ...(timeouts.connectMs > 0 ? { connectionTimeoutMillis: timeouts.connectMs } : {}),
-      ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
-      // Idle pooled connections to a vanished server are noticed (and replaced) instead of being handed out.
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-    },
-    acquireConnectionTimeout: timeouts.acquireMs,
+    connectionPool: pool,
     unansweredQueryMs: timeouts.unansweredMs,
-    ...(opts.pool ? { pool: opts.pool } : {}),
   } as Knex.Config);
+  ownPool(knex.client, pool);
+  return knex;
 }
 
 /** Marks a knex query to run as a named prepared statement (see sql.ts). */
@@ -88,6 +86,7 @@ interface QueryObject {
 type PgClientClass = new (config: Knex.Config) => Knex.Client & {
   config: Knex.Config & { unansweredQueryMs?: number };
   _query(connection: PooledConnection, obj: QueryObject): Promise<unknown>;
+  destroy(callback?: () => void): Promise<void>;
 };
 
 // Knex's own PostgreSQL client (the class behind `client: 'pg'`); its module has no type declarations.
@@ -113,5 +112,12 @@ class PreparingPgClient extends PgClient {
       }
     }
     return withAnswerDeadline(super._query(connection, obj), connection, this.config.unansweredQueryMs ?? 0);
+  }
+
+  /** Knex leaves a pool it was handed open (db/pool.ts): this instance's pool is its own, closed with it. */
+  override async destroy(callback?: () => void): Promise<void> {
+    await super.destroy();
+    await endPool(this);
+    callback?.();
   }
 }

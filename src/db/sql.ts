@@ -16,6 +16,8 @@
  */
 import type { Knex } from 'knex';
 import { Query, type QueryArrayConfig } from 'pg';
+import type { Pool } from 'pg';
+import { poolOf, type PoolConnection } from './pool';
 import type { Sql } from './sql-template';
 
 export { empty, join, raw, sql, statementName, type Sql } from './sql-template';
@@ -156,36 +158,6 @@ function watched(connection: PooledConnection, limitMs: number, fail: (error: Er
   return () => watching.remove(entry);
 }
 
-/**
- * One statement on a connection, as pg's own query object with a callback: pg's promise form
- * copies the query's config property by property (`cloneQueryConfig`: 1 % of an update's own CPU in
- * the bench's profile) and chains a promise that rewrites each error's stack. A query made from its
- * text takes no copy; its name (a prepared statement's) is set before pg reads it, at submit.
- * `done` runs when the answer is in, before the promise settles (see `rows`).
- */
-function answerOf(
-  connection: PooledConnection,
-  name: string | undefined,
-  text: string,
-  values: readonly unknown[],
-  limitMs: number,
-  shape: RowShape | undefined,
-  done: () => void,
-): Promise<{ rows: unknown[] }> {
-  return new Promise((resolve, reject) => {
-    const settle = watched(connection, limitMs, reject);
-    const answered = (error: Error | undefined, result: { rows: unknown[] }) => {
-      if (!settle()) return; // failed already by the answer deadline
-      done();
-      if (error) reject(error);
-      else resolve(result);
-    };
-    const query = shape ? new Query(arrayConfig(text, values), answered) : new Query(text, values as unknown[], answered);
-    if (name !== undefined) (query as Query & { name?: string }).name = name;
-    connection.query(query);
-  });
-}
-
 /** A query config asking for rows as arrays: pg takes its row mode only from a config (which it copies: a few properties, once a statement). */
 function arrayConfig(text: string, values: readonly unknown[]): QueryArrayConfig {
   return { text, values: values as unknown[], rowMode: 'array' };
@@ -210,36 +182,101 @@ export const ARRAY_ROWS: RowShape = { rowMode: 'array' };
  * answer deadline and the 'query' event of knex's own queries, without what knex does around each
  * statement (a query runner and a raw-query object, a `?` to `$n` rewrite by regular expression, a
  * copy of the query config): together about a tenth of a cheap request's own CPU in the bench's
- * profiles (docs/request-path.md). It takes a connection of its own: never use it for a statement
- * of a transaction (use `trx.raw(…)` with `fragment` there). `shape`: ARRAY_ROWS for rows as arrays
- * (R is then the array's type).
+ * profiles (docs/request-path.md). On a transaction's knex it runs on the transaction's connection;
+ * otherwise it takes a connection of its own from the pool (db/pool.ts). `shape`: ARRAY_ROWS for
+ * rows as arrays (R is then the array's type).
  */
 export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promise<R[]> {
   const client = db.client as unknown as QueryingClient;
-  const { text, values } = statement;
+  const pool = poolOf(client);
+  const result = pool ? await onPooledConnection(pool, db, statement, shape) : await onKnexConnection(db, statement, shape);
+  return result.rows as R[];
+}
+
+/**
+ * The statement on a connection of the pool, taken and given back in pg-pool's callbacks, with no
+ * promise between: a connection freed while requests wait is handed to the oldest inside its
+ * release, and that request's statement is sent right then, before the releasing request goes on
+ * with its answer (the baseline's `pool.query` does the same). The connection goes back as soon as
+ * its answer is in; one that failed (or that the answer deadline dropped) is closed, not reused
+ * (docs/request-path.md, "Issue 35, sixth stop").
+ */
+function onPooledConnection(pool: Pool, db: Knex, statement: Sql, shape: RowShape | undefined): Promise<{ rows: unknown[] }> {
+  const client = db.client as unknown as QueryingClient;
+  return new Promise((resolve, reject) => {
+    pool.connect((error, lent, giveBack) => {
+      if (error || !lent) return reject(error ?? new Error('The pool lent no connection.'));
+      const connection = lent as PoolConnection & PooledConnection;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        giveBack(connection.__knex__disposed !== undefined); // true: pg-pool closes it (as it does one that is no longer queryable)
+      };
+      try {
+        send(client, db, connection, statement, shape, (failure, answer) => {
+          release();
+          if (failure) reject(failure);
+          else resolve(answer!);
+        });
+      } catch (thrown) {
+        // A value pg cannot send, say: this runs inside another request's release, so nothing may escape.
+        release();
+        reject(thrown as Error);
+      }
+    });
+  });
+}
+
+/** The statement on the connection knex lends: a transaction's own (given back by nobody here: knex does, at its end). */
+async function onKnexConnection(db: Knex, statement: Sql, shape: RowShape | undefined): Promise<{ rows: unknown[] }> {
+  const client = db.client as unknown as QueryingClient;
   const connection = await client.acquireConnection();
-  // The connection goes back to the pool in pg's callback, as soon as its answer is in: a request
-  // waiting for a connection (32 connections on a pool of 10) is handed it before this request's
-  // continuation is even queued, as pg-pool hands a released client to its queue, rather than a
-  // microtask turn later from a `finally` that also awaited knex's release (docs/request-path.md,
-  // "Issue 35, fifth stop"). The `finally` still releases a connection whose answer never came.
-  let released = false;
-  const release = (): void => {
-    if (released) return;
-    released = true;
-    void client.releaseConnection(connection);
-  };
   try {
-    // Statement counters (tests) listen for knex's 'query' event; nobody listens in production. A
-    // transaction's client passes the event on to the pool's, where the listeners are.
-    if (db.listenerCount('query') > 0 || db.isTransaction)
-      client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
-    const name = statement.name;
-    const named = values.length > 0 && mayName(connection, name);
-    const result = await answerOf(connection, named ? name : undefined, text, withArraysAsText(values), client.config.unansweredQueryMs ?? 0, shape, release);
-    return result.rows as R[];
+    return await new Promise((resolve, reject) => {
+      send(client, db, connection, statement, shape, (failure, answer) => (failure ? reject(failure) : resolve(answer!)));
+    });
   } finally {
-    release();
+    void client.releaseConnection(connection);
+  }
+}
+
+/**
+ * Sends the statement on the connection, named when it may be (`mayName`), watched by the answer
+ * deadline; `answered` runs once, with the answer or the failure (a statement the deadline failed
+ * has its connection dropped: `AnswerWatch`).
+ */
+function send(
+  client: QueryingClient,
+  db: Knex,
+  connection: PooledConnection,
+  statement: Sql,
+  shape: RowShape | undefined,
+  answered: (error: Error | undefined, result: { rows: unknown[] } | undefined) => void,
+): void {
+  const { text, values } = statement;
+  // Statement counters (tests) listen for knex's 'query' event; nobody listens in production. A
+  // transaction's client passes the event on to the pool's, where the listeners are.
+  if (db.listenerCount('query') > 0 || db.isTransaction) client.emit('query', { __knexUid: connection.__knexUid, method: 'raw', sql: text, bindings: values });
+  const named = values.length > 0 && mayName(connection, statement.name);
+  let settle = (): boolean => true;
+  const callback = (error: Error | undefined, result: { rows: unknown[] }) => {
+    if (!settle()) return; // failed already by the answer deadline
+    answered(error ?? undefined, error ? undefined : result);
+  };
+  const sent = withArraysAsText(values);
+  // pg's promise form copies the query's config property by property (`cloneQueryConfig`: 1 % of
+  // an update's own CPU in the bench's profile) and chains a promise that rewrites each error's
+  // stack; a query made from its text with a callback takes neither. Its name (a prepared
+  // statement's) is set before pg reads it, at submit.
+  const query = shape ? new Query(arrayConfig(text, sent), callback) : new Query(text, sent as unknown[], callback);
+  if (named) (query as Query & { name?: string }).name = statement.name;
+  settle = watched(connection, client.config.unansweredQueryMs ?? 0, (error) => answered(error, undefined));
+  try {
+    connection.query(query);
+  } catch (thrown) {
+    // Not sent: the watch ends here, so that it never drops a connection that is back in the pool.
+    if (settle()) answered(thrown as Error, undefined);
   }
 }
 

@@ -6,7 +6,7 @@
  * - `daybook_http_requests_total` and `daybook_http_request_duration_seconds` by method, route
  *   template (ctx.state.route, recorded by serve.ts `recordRoute`; `unmatched` for unknown
  *   paths) and status; `daybook_rate_limited_total`: answers 429 (API rate limit, sign-in and sign-up throttles).
- * - `daybook_db_pool_connections{state}`: the knex pool's used, free and pending (waiting for a
+ * - `daybook_db_pool_connections{state}`: the database pool's (db/pool.ts) used, free and pending (waiting for a
  *   connection) counts, read at scrape time.
  * - `daybook_job_queue_size{queue}`: waiting jobs per pg-boss queue, only in a process that runs
  *   the job workers (Deps.jobs).
@@ -22,6 +22,7 @@ import type Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { poolCounts } from '../db/pool';
 import { batchDeadlockRetries } from '../domain/tracking/writes/batch';
 import { unauthorized } from './errors';
 import { UNMATCHED_ROUTE } from './serve';
@@ -46,13 +47,6 @@ export interface Metrics {
   observe: Koa.Middleware;
   /** GET /metrics. */
   router: Router;
-}
-
-/** What the metrics read of knex's (tarn) pool. */
-interface PoolCounts {
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
 }
 
 const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest();
@@ -101,12 +95,11 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['state'],
     registers: [registry],
     collect() {
-      const pool = db.client.pool as Partial<PoolCounts> | undefined;
-      if (typeof pool?.numUsed !== 'function') return this.reset(); // destroyed, or not a tarn pool
-      const counts = pool as PoolCounts;
-      this.set({ state: 'used' }, counts.numUsed());
-      this.set({ state: 'free' }, counts.numFree());
-      this.set({ state: 'pending' }, counts.numPendingAcquires());
+      const counts = poolCounts(db.client as object);
+      if (!counts) return this.reset(); // closed
+      this.set({ state: 'used' }, counts.used);
+      this.set({ state: 'free' }, counts.free);
+      this.set({ state: 'pending' }, counts.pending);
     },
   });
   if (queueSizes) {

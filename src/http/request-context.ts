@@ -19,10 +19,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // 08: connection exceptions; 57P0x: the server is shutting down or starting; 53300: too many
   // connections; 57014: the statement was cancelled (DB_STATEMENT_TIMEOUT_MS: an overloaded database).
   if (code && (/^08/.test(code) || ['57P01', '57P02', '57P03', '53300', '57014'].includes(code))) return true;
-  // pg's connect limit (connectionTimeoutMillis) destroys the socket with "timeout expired".
+  // pg's connect limit (connectionTimeoutMillis) destroys the socket with "timeout expired"; the
+  // pool's wait for a free connection (DB_ACQUIRE_TIMEOUT_MS) ends with "timeout exceeded when trying to connect".
   return (
     typeof message === 'string' &&
-    /Connection terminated|connection timeout|timeout expired|Client has encountered a connection error|not queryable/i.test(message)
+    /Connection terminated|connection timeout|timeout expired|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+      message,
+    )
   );
 }
 

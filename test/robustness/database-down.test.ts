@@ -31,7 +31,7 @@ const LIMITS = {
 /**
  * The longest any request may take while the database is gone. The limits above answer in 3-5 s;
  * the margin is for a loaded 2-core CI machine. Without the limits the same requests hang for
- * minutes (pg has no connect limit, knex waits 60 s for a connection, a silent server is waited
+ * minutes (pg has no connect limit, the pool waits 60 s for a connection, a silent server is waited
  * for until TCP gives up), so the bound still tells the two apart.
  */
 const QUICK_MS = 20_000;
