@@ -149,10 +149,13 @@ export function createDaybookClient(options: DaybookClientOptions): DaybookClien
    * type is `null`, such as a correlation's `description`).
    */
   async function run<K extends OperationId>(call: () => Promise<FetchOutcome<unknown, unknown>>): Promise<V2Result<K>> {
+    // The credentials this call goes out with (read before it is sent: a refresh by another call
+    // may end while this one is on its way).
+    const used = authorization();
     let outcome = await call();
     if (tokenRejected(outcome.response) && canRefresh()) {
-      const used = authorization();
-      // Another request may have refreshed already; otherwise refresh now.
+      // Another request may have refreshed already (the credentials changed since this call was
+      // sent, or a refresh is under way); otherwise refresh now.
       const refreshed = JSON.stringify(used) !== JSON.stringify(authorization()) || (await refreshOnce());
       if (refreshed) outcome = await call();
     }
