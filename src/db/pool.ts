@@ -6,6 +6,7 @@
  * answer; knex's own pool (tarn) handed it over through a pending operation, a timer and a chain of
  * promises per acquire (docs/request-path.md, "Issue 35, sixth stop").
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 
 /** The pool's size and time limits (0: no limit), from createKnex's options (db/knex.ts). */
@@ -29,7 +30,9 @@ export interface PoolConnection extends PoolClient {
   __knex__disposed?: unknown;
 }
 
-const pools = new WeakMap<object, Pool>();
+/** The pool of each knex client (`ownPool`), and the connections of each pool (`createPool`). */
+const owners = new WeakMap<object, Pool>();
+const pools = new WeakMap<Pool, ConnectionTracker>();
 
 /**
  * A pool of connections to `databaseUrl`. Every connection keeps an error listener for its whole
@@ -39,18 +42,13 @@ const pools = new WeakMap<object, Pool>();
  * lost (no request held it), and the next request opens a new one, so that report is only noted.
  */
 export function createPool(databaseUrl: string, settings: PoolSettings): Pool {
-  const connectMs = settings.connectMs;
   // pg-pool's one limit (`connectionTimeoutMillis`) bounds both the wait for a free connection
-  // and the opening of a new one, and is handed on to each client as its connect limit: a client
-  // class of the pool's own gives each connection the connect limit instead.
-  class LimitedClient extends Client {
-    constructor(config?: ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: connectMs > 0 ? connectMs : undefined });
-    }
-  }
+  // and the opening of a new one, and is handed on to each client as its connect limit: the
+  // pool's client class gives each connection the connect limit instead.
+  const tracker = trackConnections(settings.connectMs);
   const pool = new Pool({
     connectionString: databaseUrl,
-    Client: LimitedClient,
+    Client: tracker.Client,
     min: settings.min,
     max: settings.max,
     idleTimeoutMillis: IDLE_MS,
@@ -65,29 +63,68 @@ export function createPool(databaseUrl: string, settings: PoolSettings): Pool {
     client.on('end', () => (client.__knex__disposed ??= 'The connection ended.'));
   });
   pool.on('error', () => undefined); // an idle connection failed: pg-pool has closed it already
+  pools.set(pool, tracker);
   return pool;
+}
+
+/** How long `endPool` waits for the connections to end, at most (a server that does not answer: the stop goes on). */
+const END_WAIT_MS = 5000;
+
+/** The connections of a pool's client class, from their creation to their end (`trackConnections`). */
+export interface ConnectionTracker {
+  /** The pg client class to give a pool (its `Client` option). */
+  readonly Client: typeof Client;
+  /** Resolves once every connection made so far has ended, or after `limitMs`. */
+  ended(limitMs?: number): Promise<void>;
+}
+
+/**
+ * A pg client class whose connections are noted until they end, and a wait for their end.
+ * pg-pool's `end()` resolves once it has asked its connections to close, not once they have: a
+ * caller that stops PostgreSQL next (the embedded server's stop) would cut connections still
+ * saying goodbye, and their pool would report the server's "terminating connection" (57P01) as
+ * an error. `connectMs`: each connection's connect limit, in place of the pool's (see createPool).
+ */
+export function trackConnections(connectMs?: number): ConnectionTracker {
+  const open = new Set<Client>();
+  class TrackedClient extends Client {
+    constructor(config?: ClientConfig) {
+      super(connectMs === undefined ? config : { ...config, connectionTimeoutMillis: connectMs > 0 ? connectMs : undefined });
+      open.add(this);
+      this.once('end', () => open.delete(this));
+    }
+  }
+  return {
+    Client: TrackedClient,
+    async ended(limitMs = END_WAIT_MS) {
+      if (open.size === 0) return;
+      const ends = [...open].map((client) => new Promise((resolve) => client.once('end', resolve)));
+      await Promise.race([Promise.all(ends), delay(limitMs, undefined, { ref: false })]);
+    },
+  };
 }
 
 /** Notes that `owner` (a knex client) takes its connections from `pool`. */
 export function ownPool(owner: object, pool: Pool): void {
-  pools.set(owner, pool);
+  owners.set(owner, pool);
 }
 
 /** The pool a knex client takes its connections from; undefined for a transaction's client (it holds one connection). */
 export function poolOf(owner: object): Pool | undefined {
-  return pools.get(owner);
+  return owners.get(owner);
 }
 
-/** Closes the pool once every lent connection is back. */
+/** Closes the pool once every lent connection is back, and waits for its connections to end. */
 export async function endPool(owner: object): Promise<void> {
-  const pool = pools.get(owner);
+  const pool = owners.get(owner);
   if (!pool || pool.ending) return;
   await pool.end();
+  await pools.get(pool)?.ended();
 }
 
 /** The pool's connections by state, for the metrics: lent out, idle, and requests waiting for one. */
 export function poolCounts(owner: object): { used: number; free: number; pending: number } | undefined {
-  const pool = pools.get(owner);
+  const pool = owners.get(owner);
   if (!pool || pool.ending) return undefined;
   return { used: pool.totalCount - pool.idleCount, free: pool.idleCount, pending: pool.waitingCount };
 }

@@ -39,6 +39,7 @@ import { ADVISORY_LOCKS, withSessionLock } from '../db/advisory-locks';
 import { IMPORT_QUEUES, startImportJobs, type ImportJobs } from './import-jobs';
 import { DEFAULT_IMPORT_ENGINE, type ImportEngine } from './import-engine';
 import { knexRaw, raw, sql } from '../db/sql';
+import { trackConnections } from '../db/pool';
 
 export const QUEUES = {
   derive: 'derive-user',
@@ -146,10 +147,14 @@ function serialised<T>(db: Knex, work: () => Promise<T>): Promise<T> {
 export async function startJobs(options: JobsOptions): Promise<Jobs> {
   const { db, logger, now } = options;
   const work = options.work ?? true;
+  // pg-boss's pool ends without waiting for its connections to close: they are tracked, so that the
+  // stop waits for them before PostgreSQL stops (db/pool.ts, `trackConnections`).
+  const connections = trackConnections();
   const boss = new PgBoss({
     connectionString: options.connectionString,
     max: 3,
     application_name: 'daybook-jobs',
+    ...({ Client: connections.Client } as object), // handed on to pg.Pool as is (pg-boss's types omit it)
     ...(options.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: options.maintenanceIntervalSeconds } : {}),
   });
   boss.on('error', (error) => logger.error({ err: error }, 'job queue error'));
@@ -292,6 +297,7 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
     async stop(timeoutMs = 20_000) {
       await webhooks.stop();
       await boss.stop({ graceful: true, timeout: timeoutMs, wait: true });
+      await connections.ended();
     },
   };
 }

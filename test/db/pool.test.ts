@@ -2,13 +2,15 @@
  * The connection pool (src/db/pool.ts) as the service relies on it, against a real PostgreSQL: a
  * statement that fails leaves its connection usable, a connection the server dropped is replaced,
  * requests waiting for the one connection are served in turn, a wait past its limit fails with an
- * error the service answers 503, the metrics' counts, and `destroy` closes the pool. Uses an empty
+ * error the service answers 503, the metrics' counts, and `destroy` closes the pool and waits for
+ * its connections to end. Uses an empty
  * database of its own on the worker's cluster, pools of one connection.
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { createKnex } from '../../src/db/knex';
-import { poolCounts } from '../../src/db/pool';
+import { Pool, type Client } from 'pg';
+import { poolCounts, trackConnections } from '../../src/db/pool';
 import { rows, sql } from '../../src/db/sql';
 import { isDatabaseUnavailable } from '../../src/http/request-context';
 import { databaseUrl, withAdmin, workerAdminUrl } from '../support/clusters';
@@ -87,18 +89,30 @@ test('a transaction runs its statements on its own connection, and a statement o
   expect(order).toEqual(['transaction', 'outside']);
 });
 
-test('destroy closes the pool: its connections end, and nothing more is lent', async () => {
-  const own = createKnex(url, { pool: { min: 0, max: 1 } });
-  const pid = await backend(own);
+test('destroy closes the pool and returns once its connections have ended, and nothing more is lent', async () => {
+  const own = createKnex(url, { pool: { min: 0, max: 2 } });
+  const connections = await Promise.all([own.client.acquireConnection(), own.client.acquireConnection()]);
+  let ended = 0;
+  for (const connection of connections) (connection as Client).once('end', () => (ended += 1));
+  await Promise.all(connections.map((connection) => own.client.releaseConnection(connection)));
   await own.destroy();
+  expect(ended).toBe(2);
   expect(poolCounts(own.client as object)).toBeUndefined();
-  // The server process ends right after the connection closes.
-  const open = await eventually(
-    () => withAdmin(workerAdminUrl(), async (client) => (await client.query('select 1 from pg_stat_activity where pid = $1', [pid])).rows.length),
-    (n) => n === 0,
-  );
-  expect(open).toBe(0);
   await expect(rows(own, sql`select 1`)).rejects.toThrow();
+});
+
+test("a pool given the tracked client class (pg-boss's) has its connections' end awaited", async () => {
+  const tracker = trackConnections();
+  const other = new Pool({ connectionString: url, Client: tracker.Client, max: 2 });
+  const clients = await Promise.all([other.connect(), other.connect()]);
+  let ended = 0;
+  for (const client of clients) {
+    client.once('end', () => (ended += 1));
+    client.release();
+  }
+  await other.end();
+  await tracker.ended();
+  expect(ended).toBe(2);
 });
 
 /** Runs `read` until its answer passes `done` (at most 5 s), and returns that answer. */
