@@ -39,7 +39,7 @@ const pools = new WeakMap<Pool, ConnectionTracker>();
  * life: pg-pool listens only while a connection is idle, and an error event nobody listens to
  * would end the process; a connection that failed is marked, and closed when it is released. An
  * idle connection that fails is closed by pg-pool, which then reports it on the pool: nothing is
- * lost (no request held it), and the next request opens a new one, so that report is only noted.
+ * lost (no request held it), and the next request opens a new one, so that report is dropped.
  */
 export function createPool(databaseUrl: string, settings: PoolSettings): Pool {
   // pg-pool's one limit (`connectionTimeoutMillis`) bounds both the wait for a free connection
