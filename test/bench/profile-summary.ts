@@ -2,7 +2,7 @@
  * Summarises a V8 CPU profile (`--cpu-prof`, written by `npm run bench -- --cpu-prof`): where the
  * time went by package or source folder, and the functions with the most self and total time.
  *
- *   node dist/test/bench/profile-summary.js <file.cpuprofile> [--top N] [--after FUNCTION] [--match TEXT]
+ *   node dist/test/bench/profile-summary.js <file.cpuprofile> [--top N] [--after FUNCTION] [--last SECONDS] [--match TEXT]
  *     [--owners [--by-function]] [--under FILE]
  *
  * Each line gives its share of all samples and of the busy ones (every sample but `(idle)`): the
@@ -10,7 +10,8 @@
  * --match lists the self and total time of every function whose name or file contains TEXT.
  *
  * --after drops the samples before the first one running FUNCTION (e.g. `handleRequest`, to leave
- * the start-up out).
+ * the start-up out). --last keeps only the profile's last SECONDS (the last scenario of a bench run
+ * of several: the bench checks every scenario first, so no function marks where the last one starts).
  *
  * --owners charges every busy sample to its nearest frame of our own code (a file under dist/src
  * or dist/test; with --by-function, that frame's function), so a library's time counts where our
@@ -33,6 +34,16 @@ interface Profile {
   timeDeltas: number[];
   startTime: number;
   endTime: number;
+}
+
+/** The index of the first sample within the profile's last `ms` milliseconds. */
+function firstOfLast(profile: Profile, ms: number): number {
+  let elapsed = 0;
+  for (let i = profile.timeDeltas.length - 1; i >= 0; i--) {
+    elapsed += profile.timeDeltas[i] / 1000;
+    if (elapsed > ms) return i + 1;
+  }
+  return 0;
 }
 
 /** The package (node_modules/<name>), our source folder (src/<folder>) or Node's internals a frame belongs to. */
@@ -70,7 +81,10 @@ function main(): void {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (byId.get(at)!.callFrame.functionName === name) return true;
     return false;
   };
-  const first = after ? profile.samples.findIndex((id) => runs(id, after)) : 0;
+  const lastIndex = process.argv.indexOf('--last');
+  const lastMs = lastIndex > 0 ? Number(process.argv[lastIndex + 1]) * 1000 : undefined;
+  const firstAfter = after ? profile.samples.findIndex((id) => runs(id, after)) : 0;
+  const first = lastMs === undefined ? firstAfter : Math.max(firstAfter, firstOfLast(profile, lastMs));
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => {
     if (i >= Math.max(0, first)) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
