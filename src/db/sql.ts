@@ -15,8 +15,7 @@
  *   query-builder query where the builder is clearer (`query.whereRaw`, columns, transactions).
  */
 import type { Knex } from 'knex';
-import { Query, type QueryArrayConfig } from 'pg';
-import type { Pool } from 'pg';
+import { Query, type Pool, type QueryArrayConfig } from 'pg';
 import { poolOf, type PoolConnection } from './pool';
 import type { Sql } from './sql-template';
 
@@ -189,7 +188,7 @@ export const ARRAY_ROWS: RowShape = { rowMode: 'array' };
 export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promise<R[]> {
   const client = db.client as unknown as QueryingClient;
   const pool = poolOf(client);
-  const result = pool ? await onPooledConnection(pool, db, statement, shape) : await onKnexConnection(db, statement, shape);
+  const result = pool ? await onPooledConnection(pool, client, db, statement, shape) : await onKnexConnection(client, db, statement, shape);
   return result.rows as R[];
 }
 
@@ -201,8 +200,7 @@ export async function rows<R>(db: Knex, statement: Sql, shape?: RowShape): Promi
  * its answer is in; one that failed (or that the answer deadline dropped) is closed, not reused
  * (docs/request-path.md, "Issue 35, sixth stop").
  */
-function onPooledConnection(pool: Pool, db: Knex, statement: Sql, shape: RowShape | undefined): Promise<{ rows: unknown[] }> {
-  const client = db.client as unknown as QueryingClient;
+function onPooledConnection(pool: Pool, client: QueryingClient, db: Knex, statement: Sql, shape: RowShape | undefined): Promise<{ rows: unknown[] }> {
   return new Promise((resolve, reject) => {
     pool.connect((error, lent, giveBack) => {
       if (error || !lent) return reject(error ?? new Error('The pool lent no connection.'));
@@ -229,8 +227,7 @@ function onPooledConnection(pool: Pool, db: Knex, statement: Sql, shape: RowShap
 }
 
 /** The statement on the connection knex lends: a transaction's own (given back by nobody here: knex does, at its end). */
-async function onKnexConnection(db: Knex, statement: Sql, shape: RowShape | undefined): Promise<{ rows: unknown[] }> {
-  const client = db.client as unknown as QueryingClient;
+async function onKnexConnection(client: QueryingClient, db: Knex, statement: Sql, shape: RowShape | undefined): Promise<{ rows: unknown[] }> {
   const connection = await client.acquireConnection();
   try {
     return await new Promise((resolve, reject) => {
