@@ -72,36 +72,67 @@ export function mayName(connection: PooledConnection, name: string): boolean {
   return name in prepared || Object.keys(prepared).length < MAX_PREPARED_PER_CONNECTION;
 }
 
-/** A statement waiting for its answer: when it must have one, and how to fail it. */
+/**
+ * A statement waiting for its answer: when it must have one, how to fail it, and its neighbours in
+ * its watch's list. Once answered (or failed) it is taken out of the list and lets go of all of
+ * them, so an answered statement holds nothing of its request.
+ */
 interface Waiting {
   deadline: number;
-  connection: PooledConnection;
-  fail: (error: Error) => void;
+  connection: PooledConnection | undefined;
+  fail: ((error: Error) => void) | undefined;
+  older: Waiting | undefined;
+  newer: Waiting | undefined;
 }
 
 /**
  * The statements waiting for an answer under one limit, oldest first (the same limit for each, so
  * insertion order is deadline order), watched by ONE timer armed for the oldest: a statement costs
- * an entry added and removed, where a timer of its own (setTimeout, a deadline promise, a race and
+ * an entry linked in and out, where a timer of its own (setTimeout, a deadline promise, a race and
  * clearTimeout) cost 1.5-2.5 µs of CPU per statement and 0.8 % of an update's own CPU in the bench's
  * profile (docs/request-path.md, "Issue 35, second stop").
+ *
+ * A list of its own, not a Set: a Set that gains and loses an entry per statement rebuilds its
+ * table every few statements, and V8 links each table it leaves to the next one. Once the garbage
+ * collector has moved the Set's table to the old generation (any full collection does), each
+ * abandoned table keeps the next one and the entries it held (their `fail`, and through it each
+ * request's whole state) alive through the following young collections, which then copy and
+ * promote about a tenth of everything the service allocates until the next full collection
+ * (docs/request-path.md, "Issue 35, seventh stop"). An entry taken out of this list is unlinked and
+ * emptied, so nothing that has died points at anything young.
  */
 class AnswerWatch {
-  private readonly waiting = new Set<Waiting>();
+  private oldest: Waiting | undefined;
+  private newest: Waiting | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly limitMs: number) {}
 
   add(connection: PooledConnection, fail: (error: Error) => void): Waiting {
-    const entry = { deadline: performance.now() + this.limitMs, connection, fail };
-    this.waiting.add(entry);
+    const entry: Waiting = { deadline: performance.now() + this.limitMs, connection, fail, older: this.newest, newer: undefined };
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
     if (!this.timer) this.arm(this.limitMs);
     return entry;
   }
 
   /** Ends the watch of a statement answered; false when the watch had failed it already. */
   remove(entry: Waiting): boolean {
-    return this.waiting.delete(entry);
+    if (entry.fail === undefined) return false;
+    this.unlink(entry);
+    return true;
+  }
+
+  /** Takes `entry` out of the list and empties it. */
+  private unlink(entry: Waiting): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = undefined;
+    entry.connection = undefined;
+    entry.fail = undefined;
   }
 
   private arm(ms: number): void {
@@ -113,13 +144,14 @@ class AnswerWatch {
   private expire(): void {
     this.timer = undefined;
     const now = performance.now();
-    for (const entry of this.waiting) {
+    for (let entry = this.oldest; entry; entry = this.oldest) {
       if (entry.deadline > now) return this.arm(entry.deadline - now);
-      this.waiting.delete(entry);
+      const { connection, fail } = entry;
+      this.unlink(entry);
       const error = Object.assign(new Error(`The database did not answer within ${this.limitMs} ms; the connection was dropped.`), { code: 'ETIMEDOUT' });
-      entry.connection.__knex__disposed = error;
-      entry.connection.connection?.stream?.destroy();
-      entry.fail(error);
+      connection!.__knex__disposed = error;
+      connection!.connection?.stream?.destroy();
+      fail!(error);
     }
   }
 }

@@ -115,9 +115,10 @@ export function startDaybook(env: Record<string, string>, logFile: string, cpuPr
  */
 export function startBaseline(databaseUrl: string, poolMax: number, logFile: string, cpuProfileDir?: string, bareTokensFile?: string): Promise<RunningServer> {
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  const flags = (process.env.BENCH_BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return start(
     bareTokensFile ? 'bare' : 'baseline',
-    [...profile, path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
+    [...profile, ...flags, path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
     {
       DATABASE_URL: databaseUrl,
       PORT: '0',

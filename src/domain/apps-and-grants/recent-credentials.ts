@@ -42,7 +42,13 @@ export type RememberedUse = 'recheck' | 'defer' | 'ignore';
  */
 const MAX_AGE_MS = 60_000;
 
-/** At most this many credentials are remembered; the one unused longest goes first. */
+/**
+ * At most this many credentials are remembered; the one read longest ago goes first (each is read
+ * again in full within MAX_AGE_MS of use anyway). Not the one unused longest: keeping that order
+ * meant taking the entry out of the Map and putting it back on every request, and a Map that
+ * churns per request feeds the garbage collector's worst case (db/sql.ts, AnswerWatch;
+ * docs/request-path.md, "Issue 35, seventh stop").
+ */
 const CAPACITY = 10_000;
 
 export class RecentCredentials {
@@ -60,13 +66,10 @@ export class RecentCredentials {
       this.entries.delete(key);
       return undefined;
     }
-    // Map order is insertion order: moving the entry to the end keeps the least recently used first.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry;
   }
 
-  /** Remembers a credential under its principal's kind and its hash. */
+  /** Remembers a credential under its principal's kind and its hash (Map order, insertion order, is then read order). */
   remember(hash: string, entry: RememberedCredential): void {
     const key = `${entry.principal.kind}:${hash}`;
     this.entries.delete(key);
