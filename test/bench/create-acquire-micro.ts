@@ -23,7 +23,7 @@ import { V2_SCOPE_NAMES } from '../../src/domain/apps-and-grants/scopes';
 import { selectDemoTemplates } from '../../src/demo/demo-generator';
 import { TEMPLATES_BY_NAME } from '../../src/db/catalogue-templates';
 import { createdName } from '../../src/domain/tracking/writes/create';
-import { benchGuard, loadAverage, median } from './micro-harness';
+import { benchGuard, interleaved, loadAverage, median } from './micro-harness';
 
 const load = createRequire(__filename);
 const BLOCKS = Number(process.env.BLOCKS ?? 15);
@@ -116,23 +116,24 @@ async function cpuPerRequest(requests: Request[], handle: (request: Request) => 
   return (used.user + used.system) / requests.length;
 }
 
-/** Former and current, block after block; `bodies` makes a block's parsed bodies (untimed). */
+/**
+ * Former and current in interleaved blocks (the harness's `interleaved`: which build goes first
+ * alternates, as the second of a pair ran slower whichever it was); `bodies` makes a block's parsed
+ * bodies (untimed).
+ */
 async function compare(
   name: string,
   builds: [Build, Build],
   bodies: (count: number) => Body[],
   handle: (build: Build) => (request: Request) => Promise<void>,
 ): Promise<void> {
-  const pairs: number[][] = [];
-  for (let block = 0; block < BLOCKS; block++) {
-    const pair: number[] = [];
-    for (const build of builds) {
-      const requests = bodies(REQUESTS).map((body) => ({ ...body, ctx: requestContext(build) }));
-      pair.push(await cpuPerRequest(requests, handle(build)));
-    }
-    pairs.push(pair);
-  }
-  const [before, after] = [median(pairs.map((p) => p[0])), median(pairs.map((p) => p[1]))];
+  const block = (build: Build) => () =>
+    cpuPerRequest(
+      bodies(REQUESTS).map((body) => ({ ...body, ctx: requestContext(build) })),
+      handle(build),
+    );
+  const [formers, currents] = await interleaved(BLOCKS, block(builds[0]), block(builds[1]));
+  const [before, after] = [median(formers), median(currents)];
   console.log(`${name}: ${before.toFixed(1)} -> ${after.toFixed(1)} µs per request (ratio ${(after / before).toFixed(2)})`);
 }
 
