@@ -100,10 +100,14 @@ async function start(
   }
 }
 
-export function startDaybook(env: Record<string, string>, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
+/** Node's flags for a server under test: the CPU profile's when asked, then those of the environment variable `variable` (space-separated). */
+function nodeFlags(cpuProfileDir: string | undefined, variable: 'BENCH_NODE_FLAGS' | 'BENCH_BASELINE_NODE_FLAGS'): string[] {
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  return start('daybook', [...profile, ...flags, path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], env, logFile, (line) => {
+  return [...profile, ...(process.env[variable] ?? '').split(' ').filter(Boolean)];
+}
+
+export function startDaybook(env: Record<string, string>, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
+  return start('daybook', [...nodeFlags(cpuProfileDir, 'BENCH_NODE_FLAGS'), path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], env, logFile, (line) => {
     const entry = parseJson(line);
     return typeof entry?.msg === 'string' && entry.msg.startsWith('Daybook listening') ? (entry.port as number) : undefined;
   });
@@ -114,11 +118,9 @@ export function startDaybook(env: Record<string, string>, logFile: string, cpuPr
  * (the bench's tokens handed over in that file instead of looked up, nothing counted).
  */
 export function startBaseline(databaseUrl: string, poolMax: number, logFile: string, cpuProfileDir?: string, bareTokensFile?: string): Promise<RunningServer> {
-  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  const flags = (process.env.BENCH_BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
   return start(
     bareTokensFile ? 'bare' : 'baseline',
-    [...profile, ...flags, path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
+    [...nodeFlags(cpuProfileDir, 'BENCH_BASELINE_NODE_FLAGS'), path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
     {
       DATABASE_URL: databaseUrl,
       PORT: '0',
