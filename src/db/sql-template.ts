@@ -141,9 +141,24 @@ export function sql(strings: TemplateStringsArray, ...parts: unknown[]): Sql {
   return new Sql(strings, parts, id);
 }
 
+/**
+ * The shape key of each raw text: a short id per distinct text, so that a statement's key (joined
+ * and hashed at every compile) carries a few characters per raw fragment instead of its whole text
+ * (a write's column lists and comparisons made its key about a kilobyte). Bounded like `shapes`;
+ * past the bound a text gets a new id, which only makes its shapes new ones.
+ */
+const rawIds = new Map<string, string>();
+let lastRawId = 0;
+
 /** Trusted text spliced in as it is (a table alias, a fixed column list): never a value from a request. */
 export function raw(text: string): Sql {
-  return new Sql([text], [], `r${text.length}:${text}`);
+  let id = rawIds.get(text);
+  if (id === undefined) {
+    id = `r${++lastRawId}`;
+    if (rawIds.size >= MAX_SHAPES) rawIds.clear();
+    rawIds.set(text, id);
+  }
+  return new Sql([text], [], id);
 }
 
 /** No text at all. */

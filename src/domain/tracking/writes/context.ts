@@ -34,6 +34,7 @@ export interface WritableAttribute {
 }
 
 export const WRITABLE_COLUMNS = ['id', 'name', 'label', 'template_name', 'group_name', 'value_type', 'priority', 'manual', 'active', 'owner_client_pk'];
+const WRITABLE_LIST = raw(WRITABLE_COLUMNS.join(', '));
 
 /** May the token write an attribute of `group` that is (or will be) manual or not? */
 export function mayWrite(access: Access, attribute: { group_name: string; manual: boolean }): boolean {
@@ -81,7 +82,7 @@ export async function lockAttributes(
 
 /** The person's attributes named `names`, in id order, then `lock`. */
 const attributesNamed = (userId: number, names: string[], lock: Sql) =>
-  sql`select ${raw(WRITABLE_COLUMNS.join(', '))} from attributes where user_id = ${userId} and name = any(${names}::text[]) order by id${lock}`;
+  sql`select ${WRITABLE_LIST} from attributes where user_id = ${userId} and name = any(${names}::text[]) order by id${lock}`;
 
 const byName = (rows: WritableAttribute[]) => new Map(rows.map((row) => [row.name, row]));
 

@@ -29,7 +29,14 @@ function dayLockKey(userId: number, date: string): number {
 
 /** The lock keys of the person's days (any order, repeats allowed), unique and ascending: the order they are taken in. */
 export function dayLockKeys(userId: number, dates: Iterable<string>): number[] {
-  return [...new Set([...new Set(dates)].map((date) => dayLockKey(userId, date)))].sort((a, b) => a - b);
+  const keys: number[] = [];
+  for (const date of new Set(dates)) keys.push(dayLockKey(userId, date));
+  keys.sort((a, b) => a - b);
+  // Two dates may share a key (see above): each key once.
+  let unique = 0;
+  for (let i = 0; i < keys.length; i++) if (i === 0 || keys[i] !== keys[unique - 1]) keys[unique++] = keys[i];
+  keys.length = unique;
+  return keys;
 }
 
 /**

@@ -16,6 +16,9 @@ import { CUSTOM_STRING_TEMPLATE, isTag, refreshCustomTexts } from './custom-tags
 import { dayLockKeys, dayLocks } from './day-locks';
 import { operationsOf, written, type DayTotal, type Operation, type Target, type WrittenItem } from './value-items';
 
+/** The columns the write rules read, of the attributes `a`. */
+const WRITABLE_OF_A = raw(WRITABLE_COLUMNS.map((c) => `a.${c}`).join(', '));
+
 /** The stored totals of the days that increments start from (absent: no value yet). */
 async function startingTotals(trx: Knex.Transaction, userId: number, operations: Operation[]): Promise<Map<string, number>> {
   const firstOfDay = new Map<string, Operation>();
@@ -93,7 +96,7 @@ async function lockDaysAndAttributes(trx: Knex.Transaction, userId: number, targ
   const rows = await inTransaction<WritableAttribute>(
     trx,
     sql`with ${dayLocks(keys)}
-  select ${raw(WRITABLE_COLUMNS.map((c) => `a.${c}`).join(', '))}
+  select ${WRITABLE_OF_A}
     from day_locks, attributes a
    where a.user_id = ${userId} and a.name = any(${[...new Set(targets.map((t) => t.name))]}::text[])
    order by a.id
