@@ -97,11 +97,15 @@ function fingerprintOf(c: ApiContext, ctx: Koa.Context): string {
     .digest('base64url');
 }
 
-/** The answer the handler left on the context. */
+/**
+ * The answer the handler left on the context. A JSON answer may be its finished text (`answerJson`,
+ * http/json-body.ts): it is kept as the value it spells, so that a replay answers it as JSON again.
+ */
 function answerOf(ctx: Koa.Context): StoredAnswer {
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) if (ctx.response.get(name)) headers[name] = ctx.response.get(name);
-  return { status: ctx.status, headers, body: ctx.body ?? null };
+  const body: unknown = ctx.body;
+  return { status: ctx.status, headers, body: typeof body === 'string' && ctx.response.type === 'application/json' ? JSON.parse(body) : (body ?? null) };
 }
 
 /** A thrown error's answer, when it is one that is kept. */

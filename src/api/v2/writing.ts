@@ -14,6 +14,7 @@ import type { WriteContext } from '../../domain/tracking/writes/context';
 import { incrementValues, updateValues } from '../../domain/tracking/writes/values';
 import { acquireAttributes, releaseAttributes } from '../../domain/tracking/writes/ownership';
 import { createAttributes, type Created } from '../../domain/tracking/writes/create';
+import { answerJson } from '../../http/json-body';
 import { queryFlag } from '../../http/query';
 import type { V2Operation } from '../../http/operation';
 
@@ -43,10 +44,14 @@ async function writeContext(deps: Deps, ctx: Koa.Context): Promise<WriteContext>
   };
 }
 
-/** 200 when every item succeeded, 202 when any failed (the v2 document, "Errors"); the body is the operation's result type. */
-function answer<B extends { failed: unknown[] }>(ctx: { status: number; body: B }, result: NoInfer<B>): void {
+/**
+ * 200 when every item succeeded, 202 when any failed (the v2 document, "Errors"); the body is the
+ * operation's result type, answered as its JSON text (`answerJson`: Koa's object body looks its
+ * type up and tests the object against four stream and body kinds, twice).
+ */
+function answer<B extends { failed: unknown[] }>(ctx: Koa.Context & { body: B }, result: NoInfer<B>): void {
   ctx.status = result.failed.length === 0 ? 200 : 202;
-  ctx.body = result;
+  answerJson(ctx, result);
 }
 
 /**
