@@ -46,11 +46,12 @@ async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<v
 }
 
 const write = (value: number, date = DAY) => app.post('/api/2/attributes/update/', { bearer, json: [{ name: 'mood', date, value }] });
-const readMood = async (date = DAY) => {
-  const res = await app.get(`/api/2/attributes/with-values/?attributes=mood&days=1&date_max=${date}`, { bearer });
+const readDay = async (attribute: string, date = DAY) => {
+  const res = await app.get(`/api/2/attributes/with-values/?attributes=${attribute}&days=1&date_max=${date}`, { bearer });
   expect(res.status).toBe(200);
   return res.body.results[0]?.values[0]?.value as number | null;
 };
+const readMood = (date = DAY) => readDay('mood', date);
 
 beforeAll(async () => {
   standby = await startStandby({ preload: 'pg_stat_statements' });
@@ -62,8 +63,8 @@ beforeAll(async () => {
   session = await makeSession(app, user);
   userId = user.id;
   const { client } = await makeClient(app, user, 'Mood app');
-  bearer = (await makeToken(app, user, client, ['mood_read', 'mood_write'])).access_token;
-  expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood' }] })).status).toBe(200);
+  bearer = (await makeToken(app, user, client, ['mood_read', 'mood_write', 'activity_read', 'activity_write'])).access_token;
+  expect((await app.post('/api/2/attributes/acquire/', { bearer, json: [{ template: 'mood' }, { template: 'steps' }] })).status).toBe(200);
   // Several rows of one person in one statement: the person's mark is set once.
   const batch = [5, 6].map((value, i) => ({ name: 'mood', date: i === 0 ? '2026-11-19' : DAY, value }));
   expect((await app.post('/api/2/attributes/update/', { bearer, json: batch })).status).toBe(200);
@@ -130,6 +131,27 @@ test('a write followed at once by a read sees the write, even while the replica 
     async () => (await standby.query<{ v: number | null }>(database, `select max(value_num)::int as v from attribute_values where date = '${DAY}'`))[0].v === 9,
   );
   expect(await readMood()).toBe(9);
+});
+
+test('an increment followed at once by a read sees it too, while the replica has not replayed it', async () => {
+  // An increment's statement writes through its own upsert (no update's), which must set the mark as well.
+  // First the replica serves the person's steps (it has replayed everything before the increments).
+  await eventually(async () => {
+    const before = await servedByReplica();
+    expect(await readDay('steps')).toBeNull();
+    return (await servedByReplica()) > before;
+  });
+  await standby.query(database, 'select pg_wal_replay_pause()');
+  try {
+    for (const value of [1200, 34]) {
+      expect((await app.post('/api/2/attributes/increment/', { bearer, json: [{ name: 'steps', date: DAY, value }] })).status).toBe(200);
+    }
+    const before = await servedByReplica();
+    expect(await readDay('steps')).toBe(1234);
+    expect(await servedByReplica()).toBe(before + 1); // asked, and its rows dropped: the mark was newer
+  } finally {
+    await standby.query(database, 'select pg_wal_replay_resume()');
+  }
 });
 
 test('with the replica stopped reads are still answered; started again, it is used again', async () => {

@@ -127,6 +127,9 @@ const COMPARED_TYPES = COMPARED_COLUMNS.map((column) => raw(COMPARED[column]));
 const COMPARED_NAMES = raw(COMPARED_COLUMNS.join(', '));
 const LOCKED_COLUMNS = raw(COMPARED_COLUMNS.map((c) => `a.${c}`).join(', '));
 const SAME_AS_EXPECTED = raw(COMPARED_COLUMNS.map((c) => `l.${c} is not distinct from e.${c}`).join(' and '));
+/** The statement's answer: whether it wrote, and the incremented days' totals (a row per day), or none. */
+const ADDED_TOTALS = { columns: raw('added.attribute_id, added.date, added.value_num'), join: raw(' left join added on true') };
+const NO_TOTALS = { columns: raw('null::bigint as attribute_id, null::date as date, null::float8 as value_num'), join: empty };
 /** The day locks wait for the guard's row and are taken only when it lets the request proceed. */
 const AFTER_GUARD = { source: raw('guard'), condition: raw('guard.guard_proceed') };
 
@@ -163,6 +166,33 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
     operations.map((o) => o.date),
   );
   const { userId, now } = context;
+  // Only the writes the batch has: an upsert of attribute_values runs its statement triggers (the
+  // replicas' person_writes marks, migration 20261127140001) for its insert and its update even
+  // when it has no rows, and an empty one is planned and executed too (docs/request-path.md,
+  // "Issue 35, ninth stop").
+  const writes: Sql[] = [];
+  const writtenDates: Sql[] = [];
+  if (updates.length > 0) {
+    writes.push(sql`set_days as (
+    ${upsertDays(context, sql`fresh, ${valueRows(updates)}`, { onStored: 'replace', where: sql`fresh.ok` })}
+  )`);
+    writtenDates.push(sql`select date from set_days`);
+  }
+  if (increments.length > 0) {
+    writes.push(sql`added as (
+    insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
+    select ${userId}, v.attribute_id, v.date, v.delta, null, ${now}::timestamptz
+      from fresh, unnest(${increments.map((o) => o.attribute.id)}::bigint[], ${increments.map((o) => o.date)}::date[], ${increments.map((o) => o.amount as number)}::float8[])
+           with ordinality as v(attribute_id, date, delta, position)
+     where fresh.ok
+     order by v.position
+    on conflict (user_id, attribute_id, date)
+    do update set value_num = coalesce(attribute_values.value_num, 0) + excluded.value_num, updated_at = excluded.updated_at
+    returning attribute_id, date, value_num
+  )`);
+    writtenDates.push(sql`select date from added`);
+  }
+  const totals = increments.length > 0 ? ADDED_TOTALS : NO_TOTALS;
   return sql`with ${guard ? sql`${guard}, ` : empty}${dayLocks(keys, guard ? AFTER_GUARD : undefined)},
   locked as materialized (
     select a.id, ${LOCKED_COLUMNS}
@@ -177,24 +207,11 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
       join ${expectedAttributes(attributes)}
         on l.id = e.id and ${SAME_AS_EXPECTED}
   ),
-  set_days as (
-    ${upsertDays(context, sql`fresh, ${valueRows(updates)}`, { onStored: 'replace', where: sql`fresh.ok` })}
-  ),
-  added as (
-    insert into attribute_values (user_id, attribute_id, date, value_num, value_text, updated_at)
-    select ${userId}, v.attribute_id, v.date, v.delta, null, ${now}::timestamptz
-      from fresh, unnest(${increments.map((o) => o.attribute.id)}::bigint[], ${increments.map((o) => o.date)}::date[], ${increments.map((o) => o.amount as number)}::float8[])
-           with ordinality as v(attribute_id, date, delta, position)
-     where fresh.ok
-     order by v.position
-    on conflict (user_id, attribute_id, date)
-    do update set value_num = coalesce(attribute_values.value_num, 0) + excluded.value_num, updated_at = excluded.updated_at
-    returning attribute_id, date, value_num
-  ),
+  ${join(writes, ',\n  ')},
   changed as (
-    ${markDaysChanged(context, sql`select date from set_days union all select date from added`)}
+    ${markDaysChanged(context, join(writtenDates, ' union all '))}
   )
-  select ${guard ? sql`guard.*, ` : empty}fresh.ok, added.attribute_id, added.date, added.value_num from ${guard ? sql`guard, ` : empty}fresh left join added on true`;
+  select ${guard ? sql`guard.*, ` : empty}fresh.ok, ${totals.columns} from ${guard ? sql`guard, ` : empty}fresh${totals.join}`;
 }
 
 /**
