@@ -147,6 +147,11 @@ type Written = { ok: boolean; attribute_id: number | null; date: string | null; 
  * rate-limit row is always the first lock such a statement takes, then the days, then the
  * attributes, so these statements never wait on each other in a cycle; when the guard stops the
  * request, no lock is taken and nothing is written (`fresh.ok` is false).
+ *
+ * The attributes' ids are bound hidden from the planner (`any((select $n)::bigint[])`, as the correlation
+ * list binds its person): known, they made PostgreSQL's custom plans look cheaper than its
+ * generic one once the attributes' indexes had bloated, and it then planned this statement anew
+ * at every call, about 0.4 ms of its CPU (docs/request-path.md, "Issue 35, ninth stop").
  */
 function statement(guard: Sql | undefined, context: WriteContext, operations: DayOperation[]): Sql {
   const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
@@ -197,7 +202,7 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
   locked as materialized (
     select a.id, ${LOCKED_COLUMNS}
       from day_locks, attributes a
-     where day_locks.held > 0 and a.user_id = ${userId} and a.id = any(${ids}::bigint[])
+     where day_locks.held > 0 and a.user_id = ${userId} and a.id = any((select ${ids}::bigint[])::bigint[])
      order by a.id
        for share of a
   ),
