@@ -97,6 +97,17 @@ function valuesList(context: Context): Variant[] {
   return [{ label: 'plainest: one join, window count', statements: [guarded(context, read, [groups, manual, context.userId, v[9], 'steps'])] }];
 }
 
+/**
+ * The read's time (the services' tokens are live at it) from Daybook's statement: its first
+ * timestamp value, found by its kind rather than by position (the read's values moved once
+ * already, and a position then bound the person's key as the time).
+ */
+function readTimeOf(values: unknown[]): Date | string {
+  const found = values.find((value) => value instanceof Date || (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)));
+  if (found === undefined) throw new Error("The attributes read's statement has no timestamp value.");
+  return found as Date | string;
+}
+
 function attributesList(context: Context): Variant[] {
   const v = context.ours[0].values;
   const [groups, manual] = visibilityOf(v);
@@ -108,7 +119,7 @@ function attributesList(context: Context): Variant[] {
              and coalesce(t.refresh_expires_at, t.access_expires_at) > $12::timestamptz))), '[]'::json) as available_services
   from ${FROM_ATTRIBUTES}
  ${DEFAULT_LIST} limit 100`;
-  return [{ label: 'plainest: one level', statements: [guarded(context, read, [groups, manual, context.userId, v[9]])] }];
+  return [{ label: 'plainest: one level', statements: [guarded(context, read, [groups, manual, context.userId, readTimeOf(v)])] }];
 }
 
 function correlationsList(context: Context): Variant[] {
