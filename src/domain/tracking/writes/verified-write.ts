@@ -148,10 +148,11 @@ type Written = { ok: boolean; attribute_id: number | null; date: string | null; 
  * attributes, so these statements never wait on each other in a cycle; when the guard stops the
  * request, no lock is taken and nothing is written (`fresh.ok` is false).
  *
- * The attributes' ids are bound hidden from the planner (`any((select $n)::bigint[])`, as the correlation
- * list binds its person): known, they made PostgreSQL's custom plans look cheaper than its
- * generic one once the attributes' indexes had bloated, and it then planned this statement anew
- * at every call, about 0.4 ms of its CPU (docs/request-path.md, "Issue 35, ninth stop").
+ * The attributes' ids are bound hidden from the planner (`any((select $n::bigint[])::bigint[])`,
+ * as the correlation list binds its person): known, they made PostgreSQL's custom plans look
+ * cheaper than its generic one once the attributes' indexes had bloated, and it then planned this
+ * statement anew at every call, about 0.4 ms of its CPU (docs/request-path.md, "Issue 35, ninth
+ * stop").
  */
 function statement(guard: Sql | undefined, context: WriteContext, operations: DayOperation[]): Sql {
   const attributes = [...new Map(operations.map((o) => [o.attribute.id, o.attribute])).values()];
@@ -174,7 +175,7 @@ function statement(guard: Sql | undefined, context: WriteContext, operations: Da
   // Only the writes the batch has: an upsert of attribute_values runs its statement triggers (the
   // replicas' person_writes marks, migration 20261127140001) for its insert and its update even
   // when it has no rows, and an empty one is planned and executed too (docs/request-path.md,
-  // "Issue 35, ninth stop").
+  // "Issue 35, ninth stop"). There is always one: an empty batch never gets here (writeInOneStatement).
   const writes: Sql[] = [];
   const writtenDates: Sql[] = [];
   if (updates.length > 0) {
