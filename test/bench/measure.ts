@@ -2,9 +2,9 @@
  * Measures one dataset: starts Daybook (and the baseline, and the bare baseline) on it, prepares and
  * checks, then for each scenario and connection count runs a short unmeasured warm-up of each
  * server and `rounds` rounds in alternating order (Daybook, baseline[, bare], Daybook, …), each
- * round measured after its own unmeasured opening (see drive.ts), with the
- * CPU of the server, of
- * Postgres and of the load generator and the server's peak RSS for each measurement.
+ * round measured after its own unmeasured opening (see drive.ts) and started from a settled
+ * database (`settleBeforeRound`), with the CPU of the server, of Postgres and of the load generator
+ * and the server's peak RSS for each measurement.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -83,6 +83,41 @@ async function vacuumWrittenTables(url: string): Promise<void> {
   say(`Rewrote ${REWRITTEN_TABLES.join(', ')} and vacuumed ${WRITTEN_TABLES.join(', ')} (the tables earlier runs wrote) in ${seconds} s.`);
 }
 
+/**
+ * The database's own upkeep, done between rounds instead of inside them. A round of update writes
+ * some 400,000 rows of attribute_values: autovacuum's analyse of that table then fell due every
+ * round or so, and ran at its next minute's tick in whichever server's round that was; a timed
+ * checkpoint (every five minutes) landed in a round the same way, and the rounds after it paid
+ * the full-page images of every page they touched first. Either made one round of one server
+ * slower than the next by up to a third (update's rounds 940-1,309 req/s in one run), noise the
+ * ratio of medians carried (docs/request-path.md, "Issue 35, tenth stop"). So, for the measured
+ * rounds, autovacuum is off on the tables the scenarios write, and before every round (untimed,
+ * the same for every server) they are vacuumed and analysed and a checkpoint is taken: every round
+ * starts from the same clean state and none pays for another's writes. Autovacuum's settings are
+ * restored when the rounds end.
+ */
+const SETTLED_TABLES = [...REWRITTEN_TABLES, ...WRITTEN_TABLES];
+
+async function pauseAutovacuum(url: string, paused: boolean): Promise<void> {
+  const setting = paused ? 'set (autovacuum_enabled = off)' : 'reset (autovacuum_enabled)';
+  await withClient(url, (client) => client.query(SETTLED_TABLES.map((table) => `alter table ${table} ${setting}`).join('; ')));
+}
+
+/** Vacuums and analyses the written tables and takes a checkpoint (a superuser's; skipped, and said once, without the right). */
+async function settleBeforeRound(url: string, state: { checkpointRefused: boolean }): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query(`vacuum (analyze) ${SETTLED_TABLES.join(', ')}`);
+    if (state.checkpointRefused) return;
+    try {
+      await client.query('checkpoint');
+    } catch (error) {
+      if ((error as { code?: string }).code !== '42501') throw error;
+      state.checkpointRefused = true;
+      say('The database refused CHECKPOINT (insufficient privilege): rounds start without one.');
+    }
+  });
+}
+
 /** The bare baseline's tokens, handed over in a file (it looks nothing up). */
 function writeBareTokens(input: MeasureInput): string {
   const tokensFile = path.join(PROJECT_ROOT, '.data', 'bench', `tokens-${input.label}.json`);
@@ -94,7 +129,9 @@ function writeBareTokens(input: MeasureInput): string {
 export async function measureDataset(input: MeasureInput): Promise<MeasureOutput> {
   const env = daybookEnv(input.databaseUrl, input.pool, { metrics: input.metrics ?? false });
   const servers: Partial<Record<Target, RunningServer>> = {};
+  let autovacuumPaused = false;
   const forget = onInterrupt(async () => {
+    if (autovacuumPaused) await pauseAutovacuum(input.databaseUrl, false);
     await servers.daybook?.stop();
     await servers.baseline?.stop();
     await servers.bare?.stop();
@@ -133,6 +170,9 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     const startupPeakRss = peakRss(servers.daybook.pid);
 
     const cells: Cell[] = [];
+    await pauseAutovacuum(input.databaseUrl, true);
+    autovacuumPaused = true;
+    const settling = { checkpointRefused: false };
     const total = input.scenarios.length * input.connections.length * input.rounds * input.targets.length;
     let done = 0;
     const t0 = performance.now();
@@ -146,6 +186,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
         for (let round = 1; round <= input.rounds; round++) {
           for (const target of input.targets) {
             const server = servers[target]!;
+            await settleBeforeRound(input.databaseUrl, settling);
             resetPeakRss(server.pid);
             let meter: ReturnType<typeof cpuMeter> | undefined;
             const result = await drive({
@@ -174,6 +215,7 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     return { cells, startupPeakRss, daybookEnv: { ...env, SECRET_KEY: '(random for the run)', DATABASE_URL: '(the dataset database)' } };
   } finally {
     forget();
+    if (autovacuumPaused) await pauseAutovacuum(input.databaseUrl, false);
     await servers.daybook?.stop();
     await servers.baseline?.stop();
     await servers.bare?.stop();

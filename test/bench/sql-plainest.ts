@@ -186,12 +186,27 @@ export function plainestOf(scenario: string, context: Context): Variant[] {
   }
 }
 
+/**
+ * The attributes page, from Daybook's one row (the total and the page's JSON text, made by
+ * PostgreSQL in the answer's shape) or from the plainest's row per attribute: the total, and each
+ * attribute's name and available services, in the list's order. (Compared as rows, the two never
+ * matched: one is a page of text, the other rows.)
+ */
+function attributesDigest(rows: Array<Record<string, unknown>>): string {
+  type Listed = { name: string; available_services: unknown };
+  const page = rows.length === 1 && typeof rows[0].results === 'string' ? rows[0] : undefined;
+  const listed: Listed[] = page ? (JSON.parse(page.results as string) as Listed[]) : (rows as Listed[]);
+  const total = page ? page.total : (rows[0]?.total ?? 0);
+  return JSON.stringify({ total: Number(total), attributes: listed.map((a) => [a.name, a.available_services]) });
+}
+
 /** What a request's answer is made of, from a statement's rows: the data without the count (each call counts one more). */
 function digest(scenario: string, rows: Array<Record<string, unknown>>): string {
   // The guard's columns dropped wherever they stand (first in a read of objects, last in one of arrays).
   const data = rows
     .filter((row) => row.guard_proceed !== false)
     .map(({ quota_points: _p, quota_expire: _e, guard_found: _f, guard_proceed: _g, ...rest }) => rest);
+  if (scenario === 'attributes') return attributesDigest(data);
   if (scenario !== 'with-values') return JSON.stringify(data.filter((row) => Object.values(row).some((value) => value !== null && value !== true)));
   // with-values: per attribute (in order) its stored days, from JSON or from a row per value.
   const days = new Map<string, string[]>();
