@@ -50,8 +50,13 @@ beforeAll(
     const tracked = await trackByHand(app.db, user, { label: 'Went swimming', group: 'custom', valueType: 7 }, new Date());
     if (!tracked.ok) throw new Error(tracked.problem);
     tag = tracked.name;
-    // Swimming on Mondays, Wednesdays and Fridays of the year: three days a week; other days are not ticked (no value stored).
-    const days = Array.from({ length: 365 }, (_, i) => addDays(today, -i)).filter((d) => [1, 3, 5].includes(new Date(`${d}T12:00:00Z`).getUTCDay()));
+    // Swimming on three fixed weekdays of the year: today's, and those two and four days before it;
+    // other days are not ticked (no value stored). Counted back from today rather than fixed to
+    // Mondays, Wednesdays and Fridays, whose last 30 days held only 12 ticks when today was a
+    // Sunday ("2.8 days a week"): this way they always hold 13, and every week 3.
+    const days = Array.from({ length: 365 }, (_, i) => i)
+      .filter((i) => [0, 2, 4].includes(i % 7))
+      .map((i) => addDays(today, -i));
     await setValuesByHand(
       app.db,
       user,
