@@ -88,19 +88,35 @@ async function vacuumWrittenTables(url: string): Promise<void> {
  * some 400,000 rows of attribute_values: autovacuum's analyse of that table then fell due every
  * round or so, and ran at its next minute's tick in whichever server's round that was; a timed
  * checkpoint (every five minutes) landed in a round the same way, and the rounds after it paid
- * the full-page images of every page they touched first. Either made one round of one server
- * slower than the next by up to a third (update's rounds 940-1,309 req/s in one run), noise the
- * ratio of medians carried (docs/request-path.md, "Issue 35, tenth stop"). So, for the measured
+ * the full-page images of every page they touched first. Either falls on one round of one server
+ * alone, noise the ratio of medians carries (rounds of one server spread 940-1,309 req/s in one
+ * run; docs/request-path.md, "Issue 35, tenth stop"). So, for the measured
  * rounds, autovacuum is off on the tables the scenarios write, and before every round (untimed,
  * the same for every server) they are vacuumed and analysed and a checkpoint is taken: every round
  * starts from the same clean state and none pays for another's writes. Autovacuum's settings are
- * restored when the rounds end.
+ * restored when the rounds end. On a DATABASE_URL whose user may not alter the tables or take a
+ * checkpoint, that step is left out and said once; the rounds still run.
  */
 const SETTLED_TABLES = [...REWRITTEN_TABLES, ...WRITTEN_TABLES];
 
-async function pauseAutovacuum(url: string, paused: boolean): Promise<void> {
+/** PostgreSQL's "insufficient privilege". */
+const NOT_ALLOWED = '42501';
+
+/** Runs one step of the upkeep; false (said once by the caller) when the database's user may not. */
+async function allowedStep(run: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await run();
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code !== NOT_ALLOWED) throw error;
+    return false;
+  }
+}
+
+/** Turns autovacuum off on the written tables (or back to their setting); false when not allowed. */
+function pauseAutovacuum(url: string, paused: boolean): Promise<boolean> {
   const setting = paused ? 'set (autovacuum_enabled = off)' : 'reset (autovacuum_enabled)';
-  await withClient(url, (client) => client.query(SETTLED_TABLES.map((table) => `alter table ${table} ${setting}`).join('; ')));
+  return allowedStep(() => withClient(url, (client) => client.query(SETTLED_TABLES.map((table) => `alter table ${table} ${setting}`).join('; '))));
 }
 
 /** Vacuums and analyses the written tables and takes a checkpoint (a superuser's; skipped, and said once, without the right). */
@@ -108,14 +124,16 @@ async function settleBeforeRound(url: string, state: { checkpointRefused: boolea
   await withClient(url, async (client) => {
     await client.query(`vacuum (analyze) ${SETTLED_TABLES.join(', ')}`);
     if (state.checkpointRefused) return;
-    try {
-      await client.query('checkpoint');
-    } catch (error) {
-      if ((error as { code?: string }).code !== '42501') throw error;
+    if (!(await allowedStep(() => client.query('checkpoint')))) {
       state.checkpointRefused = true;
       say('The database refused CHECKPOINT (insufficient privilege): rounds start without one.');
     }
   });
+}
+
+/** Autovacuum back to the tables' setting; a failure is said, not thrown (it runs on the way out). */
+async function resumeAutovacuum(url: string): Promise<void> {
+  await pauseAutovacuum(url, false).catch((error: Error) => say(`Could not turn autovacuum back on for ${SETTLED_TABLES.join(', ')}: ${error.message}`));
 }
 
 /** The bare baseline's tokens, handed over in a file (it looks nothing up). */
@@ -131,10 +149,10 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
   const servers: Partial<Record<Target, RunningServer>> = {};
   let autovacuumPaused = false;
   const forget = onInterrupt(async () => {
-    if (autovacuumPaused) await pauseAutovacuum(input.databaseUrl, false);
     await servers.daybook?.stop();
     await servers.baseline?.stop();
     await servers.bare?.stop();
+    if (autovacuumPaused) await resumeAutovacuum(input.databaseUrl);
   });
   try {
     await vacuumWrittenTables(input.databaseUrl);
@@ -170,8 +188,8 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     const startupPeakRss = peakRss(servers.daybook.pid);
 
     const cells: Cell[] = [];
-    await pauseAutovacuum(input.databaseUrl, true);
-    autovacuumPaused = true;
+    autovacuumPaused = await pauseAutovacuum(input.databaseUrl, true);
+    if (!autovacuumPaused) say('The database refused to turn autovacuum off (insufficient privilege): it stays on during the rounds.');
     const settling = { checkpointRefused: false };
     const total = input.scenarios.length * input.connections.length * input.rounds * input.targets.length;
     let done = 0;
@@ -215,9 +233,9 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
     return { cells, startupPeakRss, daybookEnv: { ...env, SECRET_KEY: '(random for the run)', DATABASE_URL: '(the dataset database)' } };
   } finally {
     forget();
-    if (autovacuumPaused) await pauseAutovacuum(input.databaseUrl, false);
     await servers.daybook?.stop();
     await servers.baseline?.stop();
     await servers.bare?.stop();
+    if (autovacuumPaused) await resumeAutovacuum(input.databaseUrl);
   }
 }
