@@ -25,7 +25,7 @@ import { measureDataset, type MeasureOutput } from './measure';
 import { parseOptions, type BenchOptions } from './options';
 import { allScenarios } from './scenarios';
 import { checkTargets, currentCommit, machineFacts, resourceTable, scaleTable, targetsTable, throughputTable, writeResults, type Cell } from './report';
-import { BENCH_RATE_LIMIT } from './services';
+import { BENCH_RATE_LIMIT, type Profiling } from './services';
 import { say } from './progress';
 import { onInterrupt } from './cleanup';
 
@@ -115,7 +115,10 @@ async function main(): Promise<void> {
     }
     say(`Callers: ${fixtures.tokens.length} tokens of the bench service, spread over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users`);
     const scenarios = allScenarios(load.spec.endDate, load.spec.attributes).filter((s) => options.scenarios.includes(s.name));
-    const cpuProfileDir = options.cpuProf ? path.join(PROJECT_ROOT, 'test', 'bench', 'results', `profiles-${stamp}`) : undefined;
+    const profiling: Profiling | undefined =
+      options.cpuProf || options.allocProf
+        ? { dir: path.join(PROJECT_ROOT, 'test', 'bench', 'results', `profiles-${stamp}`), cpu: options.cpuProf, allocations: options.allocProf }
+        : undefined;
     const main = await measureDataset({
       label: `main-${options.users}`,
       databaseUrl: url,
@@ -131,7 +134,7 @@ async function main(): Promise<void> {
       opening: options.opening,
       pool: options.pool,
       metrics: options.metrics,
-      cpuProfileDir,
+      profiling,
     });
 
     const scaleCells: Cell[] = [];
@@ -214,7 +217,7 @@ async function main(): Promise<void> {
       markdown,
     );
     say(
-      `Written: ${path.relative(PROJECT_ROOT, files.json)} and ${path.relative(PROJECT_ROOT, files.markdown)}${cpuProfileDir ? `; CPU profiles in ${path.relative(PROJECT_ROOT, cpuProfileDir)}` : ''}`,
+      `Written: ${path.relative(PROJECT_ROOT, files.json)} and ${path.relative(PROJECT_ROOT, files.markdown)}${profiling ? `; profiles in ${path.relative(PROJECT_ROOT, profiling.dir)}` : ''}`,
     );
     if (targets.some((t) => !t.met)) say('Some targets were missed: see the table above.');
   } finally {

@@ -15,7 +15,7 @@ import { acquireWriteAttributes, checkSameAnswers } from './check';
 import { CREATED_LABEL_PREFIX, type Scenario } from './scenarios';
 import { withClient } from './database';
 import { cpuMeter, peakRss, resetPeakRss } from './resources';
-import { daybookEnv, startBaseline, startDaybook, type RunningServer } from './services';
+import { daybookEnv, startBaseline, startDaybook, type Profiling, type RunningServer } from './services';
 import { say } from './progress';
 import { onInterrupt } from './cleanup';
 import type { Cell, Target } from './report';
@@ -37,8 +37,8 @@ export interface MeasureInput {
   pool: number;
   /** Daybook with its Prometheus metrics on (METRICS_TOKEN set). */
   metrics?: boolean;
-  /** Folder for V8 CPU profiles of the servers, when profiling. */
-  cpuProfileDir?: string;
+  /** The profiles to write of the servers, when profiling. */
+  profiling?: Profiling;
 }
 
 export interface MeasureOutput {
@@ -156,18 +156,12 @@ export async function measureDataset(input: MeasureInput): Promise<MeasureOutput
   });
   try {
     await vacuumWrittenTables(input.databaseUrl);
-    servers.daybook = await startDaybook(env, path.join(LOG_DIR, `daybook-${input.label}.log`), input.cpuProfileDir);
+    servers.daybook = await startDaybook(env, path.join(LOG_DIR, `daybook-${input.label}.log`), input.profiling);
     if (input.targets.includes('baseline')) {
-      servers.baseline = await startBaseline(input.databaseUrl, input.pool, path.join(LOG_DIR, `baseline-${input.label}.log`), input.cpuProfileDir);
+      servers.baseline = await startBaseline(input.databaseUrl, input.pool, path.join(LOG_DIR, `baseline-${input.label}.log`), input.profiling);
     }
     if (input.targets.includes('bare')) {
-      servers.bare = await startBaseline(
-        input.databaseUrl,
-        input.pool,
-        path.join(LOG_DIR, `bare-${input.label}.log`),
-        input.cpuProfileDir,
-        writeBareTokens(input),
-      );
+      servers.bare = await startBaseline(input.databaseUrl, input.pool, path.join(LOG_DIR, `bare-${input.label}.log`), input.profiling, writeBareTokens(input));
     }
     say(
       `Daybook (pid ${servers.daybook.pid}) on port ${servers.daybook.port}${servers.baseline ? `, baseline (pid ${servers.baseline.pid}) on port ${servers.baseline.port}` : ''}${servers.bare ? `, bare baseline (pid ${servers.bare.pid}) on port ${servers.bare.port}` : ''}; logs in ${path.relative(PROJECT_ROOT, LOG_DIR)}/`,

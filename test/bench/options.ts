@@ -26,6 +26,8 @@ export interface BenchOptions {
   /** DB_POOL_MAX of Daybook, and the baseline's pool size. */
   pool: number;
   cpuProf: boolean;
+  /** Allocation profiles of the servers (alloc-sampler.ts). */
+  allocProf: boolean;
   /** Run Daybook with METRICS_TOKEN set (the Prometheus middleware on). */
   metrics: boolean;
   /** An enabled webhook endpoint for the bench service, so writes record webhook events. */
@@ -54,6 +56,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --skip-derive           do not time the derived-data step (correlations must then exist)
   --pool N                database pool of each server (default 10, Daybook's default)
   --cpu-prof              write V8 CPU profiles of both servers under test/bench/results/
+  --alloc-prof            write allocation profiles of both servers there too (alloc-sampler.ts; summary: alloc-summary.js)
   --metrics               run Daybook with METRICS_TOKEN set (Prometheus metrics on), to measure their cost
   --webhooks              give the bench service an enabled webhook endpoint: every write records webhook events
   --bare-baseline         also measure the bare baseline (no authentication, no rate-limit count) in the same rounds
@@ -98,6 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     skipDerive: false,
     pool: 10,
     cpuProf: false,
+    allocProf: false,
     metrics: false,
     webhooks: false,
     bareBaseline: false,
@@ -168,6 +172,9 @@ export function parseOptions(argv: string[]): BenchOptions {
         break;
       case '--cpu-prof':
         options.cpuProf = true;
+        break;
+      case '--alloc-prof':
+        options.allocProf = true;
         break;
       case '--metrics':
         options.metrics = true;

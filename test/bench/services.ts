@@ -100,14 +100,30 @@ async function start(
   }
 }
 
-/** Node's flags for a server under test: the CPU profile's when asked, then those of the environment variable `variable` (space-separated). */
-function nodeFlags(cpuProfileDir: string | undefined, variable: 'BENCH_NODE_FLAGS' | 'BENCH_BASELINE_NODE_FLAGS'): string[] {
-  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
-  return [...profile, ...(process.env[variable] ?? '').split(' ').filter(Boolean)];
+/** The profiles to write of the servers under test (`--cpu-prof`, `--alloc-prof`), in `dir`. */
+export interface Profiling {
+  dir: string;
+  cpu: boolean;
+  allocations: boolean;
 }
 
-export function startDaybook(env: Record<string, string>, logFile: string, cpuProfileDir?: string): Promise<RunningServer> {
-  return start('daybook', [...nodeFlags(cpuProfileDir, 'BENCH_NODE_FLAGS'), path.join(PROJECT_ROOT, 'dist/src/bin/server.js')], env, logFile, (line) => {
+/**
+ * Node's flags for a server under test: the profiles' when asked (the allocation sampler is
+ * loaded with --require: alloc-sampler.ts), then those of the environment variable `variable`
+ * (space-separated).
+ */
+function nodeFlags(profiling: Profiling | undefined, variable: 'BENCH_NODE_FLAGS' | 'BENCH_BASELINE_NODE_FLAGS'): string[] {
+  const cpu = profiling?.cpu ? ['--cpu-prof', `--cpu-prof-dir=${profiling.dir}`] : [];
+  const allocations = profiling?.allocations ? ['--require', path.join(PROJECT_ROOT, 'dist/test/bench/alloc-sampler.js')] : [];
+  return [...cpu, ...allocations, ...(process.env[variable] ?? '').split(' ').filter(Boolean)];
+}
+
+/** The sampler's folder in a server's environment, when allocations are profiled. */
+const profilingEnv = (profiling: Profiling | undefined): Record<string, string> => (profiling?.allocations ? { BENCH_ALLOC_PROFILE_DIR: profiling.dir } : {});
+
+export function startDaybook(env: Record<string, string>, logFile: string, profiling?: Profiling): Promise<RunningServer> {
+  const args = [...nodeFlags(profiling, 'BENCH_NODE_FLAGS'), path.join(PROJECT_ROOT, 'dist/src/bin/server.js')];
+  return start('daybook', args, { ...env, ...profilingEnv(profiling) }, logFile, (line) => {
     const entry = parseJson(line);
     return typeof entry?.msg === 'string' && entry.msg.startsWith('Daybook listening') ? (entry.port as number) : undefined;
   });
@@ -117,11 +133,12 @@ export function startDaybook(env: Record<string, string>, logFile: string, cpuPr
  * The baseline with Daybook's pool size and rate limit; `bareTokensFile` starts it in its bare mode
  * (the bench's tokens handed over in that file instead of looked up, nothing counted).
  */
-export function startBaseline(databaseUrl: string, poolMax: number, logFile: string, cpuProfileDir?: string, bareTokensFile?: string): Promise<RunningServer> {
+export function startBaseline(databaseUrl: string, poolMax: number, logFile: string, profiling?: Profiling, bareTokensFile?: string): Promise<RunningServer> {
   return start(
     bareTokensFile ? 'bare' : 'baseline',
-    [...nodeFlags(cpuProfileDir, 'BENCH_BASELINE_NODE_FLAGS'), path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
+    [...nodeFlags(profiling, 'BENCH_BASELINE_NODE_FLAGS'), path.join(PROJECT_ROOT, 'dist/test/bench/baseline-server.js')],
     {
+      ...profilingEnv(profiling),
       DATABASE_URL: databaseUrl,
       PORT: '0',
       DB_POOL_MAX: String(poolMax),

@@ -26,24 +26,23 @@ beforeAll(async () => {
   // Whether a week's data gives rise to an insight depends on its values, and the demo data's
   // values move with the day they end on (seed 3 gave none for the week of 2026-11-23 when the
   // data ended on the 28th). So the person is the first of a few seeded people whose week has one.
-  let found: Awaited<ReturnType<typeof makeUser>>['user'] | undefined;
+  let user: Awaited<ReturnType<typeof makeUser>>['user'] | undefined;
   for (const seed of SEEDS) {
-    const { user } = await makeUser(app, { timezone: 'UTC' });
-    await loadDemoData(app.db, user.id, {
+    const made = (await makeUser(app, { timezone: 'UTC' })).user;
+    await loadDemoData(app.db, made.id, {
       seed,
       days: 400,
       endDate: localDate(new Date(), 'UTC'),
       attributes: ['steps', 'sleep', 'mood', 'coffees', 'weight'],
       rhythms: false,
     });
-    const derived = await deriveUser(app.db, user.id, { now: new Date() });
+    const derived = await deriveUser(app.db, made.id, { now: new Date() });
     if ((derived?.insights ?? 0) > 0) {
-      found = user;
+      user = made;
       break;
     }
   }
-  if (!found) throw new Error(`None of the demo seeds ${SEEDS.join(', ')} gave an insight this week.`);
-  const user = found;
+  if (!user) throw new Error(`None of the demo seeds ${SEEDS.join(', ')} gave an insight this week.`);
   session = await makeSession(app, user);
   const { client } = await makeClient(app, user, 'Reader');
   reader = (await makeToken(app, user, client, [...READ_SCOPES])).access_token;
