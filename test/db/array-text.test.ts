@@ -44,6 +44,12 @@ test('arrays of strings, numbers, booleans and nulls give exactly the literal pg
     [null, undefined, 'x', 3],
     ['2026-11-20', '2026-11-21'],
     AWKWARD_TEXTS.map((text) => `${text}${text}`),
+    // Nothing to escape and no nulls: the joined form.
+    AWKWARD_TEXTS.filter((text) => !text.includes('"') && !text.includes('\\')),
+    ['a', 1, true, '', 2.5, 'NULL'],
+    [''],
+    // eslint-disable-next-line no-sparse-arrays
+    [1, , 2],
   ];
   for (const array of arrays) expect(arrayText(array)).toBe(prepareValue(array));
 });
