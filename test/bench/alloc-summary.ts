@@ -10,6 +10,8 @@
  * V8 attributes an inlined function's allocations to the function it was inlined into.
  */
 import fs from 'node:fs';
+import { arg } from './micro-harness';
+import { isOwnCode } from './profile-frames';
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -17,18 +19,11 @@ interface HeapNode {
   children: HeapNode[];
 }
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-}
-
 /** A frame as `function file:line`, the file relative to dist/ or node_modules/. */
 function frameLabel(frame: HeapNode['callFrame']): string {
   const file = frame.url.replace(/^.*\/(dist|node_modules)\//, '$1/');
   return `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
 }
-
-const isOwn = (url: string) => /\/dist\/(src|test)\//.test(url);
 
 function add(totals: Map<string, number>, key: string, bytes: number): void {
   totals.set(key, (totals.get(key) ?? 0) + bytes);
@@ -38,8 +33,8 @@ function main(): void {
   const file = process.argv[2];
   if (!file || file.startsWith('--')) throw new Error('usage: alloc-summary.js <file.heapprofile> [--requests N] [--top N]');
   const head = (JSON.parse(fs.readFileSync(file, 'utf8')) as { head: HeapNode }).head;
-  const requests = Number(arg('requests') ?? 0);
-  const top = Number(arg('top') ?? 25);
+  const requests = Number(arg('requests', '0'));
+  const top = Number(arg('top', '25'));
   const byOwner = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let total = 0;
@@ -48,7 +43,7 @@ function main(): void {
   while (pending.length > 0) {
     const { node, owner: above } = pending.pop()!;
     const label = frameLabel(node.callFrame);
-    const owner = isOwn(node.callFrame.url) ? label : above;
+    const owner = isOwnCode(node.callFrame.url) ? label : above;
     if (node.selfSize > 0) {
       total += node.selfSize;
       add(byOwner, owner, node.selfSize);

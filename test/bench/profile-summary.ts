@@ -20,6 +20,7 @@
  * FILE (e.g. `src/db/sql.js`: pg's conversion of the parameters under `rows`).
  */
 import fs from 'node:fs';
+import { isOwnCode } from './profile-frames';
 
 interface ProfileNode {
   id: number;
@@ -61,7 +62,7 @@ function area(url: string, functionName: string): string {
 function ownFrame(id: number, byId: Map<number, ProfileNode>, parent: Map<number, number>): ProfileNode | undefined {
   for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
     const node = byId.get(at)!;
-    if (/\/dist\/(src|test)\//.test(node.callFrame.url)) return node;
+    if (isOwnCode(node.callFrame.url)) return node;
   }
   return undefined;
 }
