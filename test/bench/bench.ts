@@ -165,7 +165,7 @@ async function main(): Promise<void> {
         `, ${(load.databaseBytes / 2 ** 30).toFixed(1)} GiB.`,
       `Servers: Daybook compiled (dist/src/bin/server.js), NODE_ENV=production, WORKERS=0, LOG_LEVEL=info, DB_POOL_MAX=${options.pool}, RATE_LIMIT_PER_HOUR=${BENCH_RATE_LIMIT} (raised for the run)${options.metrics ? ', METRICS_TOKEN set (Prometheus metrics on)' : ''}${options.webhooks ? ', an enabled webhook endpoint (writes record webhook events)' : ''}; ` +
         `baseline node:http + pg, pool ${options.pool}, one statement per request: token check, rate-limit count and data${options.bareBaseline ? '; bare baseline the same without token check and count' : ''}. ${fixtures.tokens.length} tokens over ${new Set(fixtures.tokens.map((t) => t.userId)).size} users. ` +
-        `${options.rounds} rounds of ${options.duration} s per cell, alternating Daybook and baseline${options.bareBaseline ? ' and bare baseline' : ''}, after ${options.warmup} s of warm-up each; each round measured after its own first ${options.opening} s (its connections' opening, driven but not measured); medians (min–max).`,
+        `${options.rounds} rounds of ${options.duration} s per cell, alternating Daybook and baseline${options.bareBaseline ? ' and bare baseline' : ''} (Daybook and baseline taking turns to go first), after ${options.warmup} s of warm-up each; each round measured after its own first ${options.opening} s (its connections' opening, driven but not measured); medians (min–max).`,
       '',
       '### Throughput and latency',
       '',
